@@ -28,6 +28,12 @@ export interface RunnerHost<T> {
   emit(result: BatchResult<T>): void;
   error(error: unknown): void;
   complete(): void;
+  /**
+   * Registers the run's teardown before anything starts, so that an unsubscription during the
+   * synchronous start (a consumer unsubscribing inside `next` while a synchronous source is still
+   * emitting) stops the run at once instead of after `subscribe` has returned.
+   */
+  addTeardown(teardown: () => void): void;
 }
 
 /** Where a feed delivers factories. */
@@ -300,10 +306,7 @@ export function runBatches<T>(host: RunnerHost<T>, createFeed: (sink: FactorySin
     feed.stop();
   }
 
-  feed.start();
-  pump();
-
-  return () => {
+  const teardown = () => {
     if (closed) return;
     const torn = running;
     running = [];
@@ -313,4 +316,8 @@ export function runBatches<T>(host: RunnerHost<T>, createFeed: (sink: FactorySin
       run?.tearDown();
     }
   };
+  host.addTeardown(teardown);
+  feed.start();
+  pump();
+  return teardown;
 }

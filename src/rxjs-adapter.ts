@@ -13,6 +13,7 @@ export function rxjsHost<T>(subscriber: Subscriber<BatchResult<T>>, scheduler: S
     emit: (result) => subscriber.next(result),
     error: (error) => subscriber.error(error),
     complete: () => subscriber.complete(),
+    addTeardown: (teardown) => subscriber.add(teardown),
   };
 }
 
