@@ -75,7 +75,9 @@ export const tasks: fc.Arbitrary<TaskKind[]> = fc.oneof(
     weight: 4,
     arbitrary: fc
       .record({
-        count: fc.oneof({ weight: 4, arbitrary: fc.integer({ min: 0, max: 200 }) }, { weight: 1, arbitrary: fc.integer({ min: 0, max: 3000 }) }),
+        // A few thousand tasks in about one scenario in thirty: enough to reach batches of 1,024 and
+        // more with every kind of source, cheap enough to run thousands of scenarios.
+        count: fc.oneof({ weight: 10, arbitrary: fc.integer({ min: 0, max: 200 }) }, { weight: 1, arbitrary: fc.integer({ min: 200, max: 3000 }) }),
         pattern: fc.array(successfulTask, { minLength: 1, maxLength: 6 }),
         overrides: fc.array(fc.record({ at: fc.nat(), task: anyTask }), { maxLength: 3 }),
       })

@@ -113,10 +113,8 @@ export interface Observed {
   generator?: { pulled: number; closed: boolean };
 }
 
-const hasPromises = (s: Scenario) => s.tasks.some((t) => t.kind === 'promise') || s.source.kind === 'generator';
-
 /** Lets every queued microtask (promise reactions) run. */
-const drainMicrotasks = () => new Promise<void>((resolve) => setImmediate(resolve));
+const nextMacrotask = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export async function runScenario(s: Scenario): Promise<Observed> {
   const scheduler = new VirtualTimeScheduler();
@@ -136,6 +134,14 @@ export async function runScenario(s: Scenario): Promise<Observed> {
   };
 
   const running = new Map<number, number>(); // task index -> its batch
+  /** Set when a promise task has settled or been created settled: its reaction is a queued microtask. */
+  let promiseSettled = false;
+  const drainMicrotasks = async () => {
+    while (promiseSettled) {
+      promiseSettled = false;
+      await nextMacrotask();
+    }
+  };
   const openSubscriptions = new Set<number>();
   const started = (index: number, batch: number) => {
     for (const [other, otherBatch] of running) {
@@ -189,6 +195,7 @@ export async function runScenario(s: Scenario): Promise<Observed> {
         case 'promise': {
           const settle = (resolve: (v: unknown) => void, reject: (r: unknown) => void) => {
             settled(index, context.signal);
+            promiseSettled = true;
             if (task.ok) resolve(task.valueOrReason);
             else reject(task.valueOrReason);
           };
@@ -287,21 +294,20 @@ export async function runScenario(s: Scenario): Promise<Observed> {
     }, s.unsubscribe.time);
   }
 
-  const withMicrotasks = hasPromises(s);
   const pendingTimers = () => scheduler.actions.filter((a) => !harnessActions.has(a)).length;
-  if (withMicrotasks) await drainMicrotasks();
+  await drainMicrotasks();
   while (!ended && scheduler.actions.length > 0) {
     const action = scheduler.actions.shift()!;
     scheduler.frame = action.delay;
     const error = action.execute(action.state, action.delay);
     if (error) throw error;
-    if (withMicrotasks) await drainMicrotasks();
+    await drainMicrotasks();
   }
   if (ended) observed.pendingTimersAfterEnd = pendingTimers();
   else {
     // Nothing more will happen: end the run as a consumer would, which must leave nothing behind either.
     subscription.unsubscribe();
-    if (withMicrotasks) await drainMicrotasks();
+    await drainMicrotasks();
     observed.pendingTimersAfterEnd = pendingTimers();
   }
   observed.openTaskSubscriptions = [...openSubscriptions].sort((a, b) => a - b);
