@@ -27,10 +27,10 @@ describe('nextBatchSize (contract §2)', () => {
   });
 
   it('treats floating-point noise as the whole number it means', () => {
-    // 10 * 1.1 is 11.000000000000002 in binary floating point.
-    expect(10 * 1.1).toBeGreaterThan(11);
-    expect(nextBatchSize(10, { ...defaults, growthFactor: 1.1 })).toBe(11);
+    // 100 * 1.1 is 110.00000000000001 in binary floating point.
+    expect(100 * 1.1).toBeGreaterThan(110);
     expect(nextBatchSize(100, { ...defaults, growthFactor: 1.1 })).toBe(110);
+    expect(nextBatchSize(10, { ...defaults, growthFactor: 1.1 })).toBe(11);
   });
 
   it('keeps fixed-size batches with growthFactor 1', () => {
