@@ -29,11 +29,11 @@ export class UsageError extends Error {
   }
 }
 
-// Defaults chosen so that a bare `npm run demo` fails within about a second: batches of 1, 2 and 4
-// fit in the quota of 10 calls, the batch of 8 runs into it.
+// Defaults chosen so that a bare `npm run demo` fails within a second or two: batches of 1, 2, 4
+// and 8 (15 calls) fit in the quota of 20 calls, the batch of 16 runs into it.
 export const DEFAULTS = {
   tasks: 100,
-  quota: 10,
+  quota: 20,
   initial: 1,
   latency: 200,
 } as const;

@@ -88,7 +88,7 @@ export function createReporter(output: Output, env: Record<string, string | unde
         `  calls made   ${n(summary.callsMade)}   of ${summary.totalTasks} tasks`,
         `  calls saved  ${n(summary.callsSaved)}   compared with firing all ${summary.totalTasks} tasks at once`,
       ];
-      if (summary.cause !== undefined) lines.push(`  stopped by   ${describeError(summary.cause)}`);
+      if (summary.cause !== undefined) lines.push(`  first error  ${describeError(summary.cause)} (the first failure to arrive)`);
       output.write(lines.join('\n') + '\n');
     },
   };

@@ -35,7 +35,8 @@ export function renderTimelineSvg(record: RunRecord): string {
 
   const rowHeight = Math.max(1, Math.min(MAX_ROW, PLOT_HEIGHT_BUDGET / Math.max(1, tasks.length)));
   const barHeight = Math.max(1, rowHeight * 0.7);
-  const plotHeight = tasks.length * rowHeight + Math.max(0, groups.length - 1) * GROUP_GAP || MAX_ROW;
+  // Half a gap above the first batch and below the last, so that every band stays inside the plot.
+  const plotHeight = (tasks.length * rowHeight || MAX_ROW) + groups.length * GROUP_GAP;
   const height = PLOT_TOP + plotHeight + AXIS_HEIGHT + FOOTER_HEIGHT;
 
   const plotRight = WIDTH - MARGIN_RIGHT;
@@ -68,7 +69,7 @@ export function renderTimelineSvg(record: RunRecord): string {
     out.push(line(x(tick), PLOT_TOP, x(tick), plotBottom, COLOURS.grid));
   }
 
-  let y = PLOT_TOP;
+  let y = PLOT_TOP + GROUP_GAP / 2;
   let lastLabelY = -Infinity;
   for (const [position, group] of groups.entries()) {
     const groupHeight = group.tasks.length * rowHeight;
@@ -186,13 +187,15 @@ function axis(ticks: number[], x: (ms: number) => number, y: number, plotRight: 
   return parts;
 }
 
-/** Round tick values (multiples of 1, 2 or 5 times a power of ten) covering 0..max, about six of them. */
+/** Round tick values (multiples of 1, 2 or 5 times a power of ten) covering 0..max, five to ten of them. */
 export function niceTicks(max: number): number[] {
   if (!(max > 0)) return [0, 1];
-  const raw = max / 6;
+  const raw = max / 5;
   const power = 10 ** Math.floor(Math.log10(raw));
   const scaled = raw / power;
-  const step = (scaled <= 1 ? 1 : scaled <= 2 ? 2 : scaled <= 5 ? 5 : 10) * power;
+  // Round to the nearest of 1, 2, 5, 10 on a log scale (the cut-offs are their geometric means),
+  // so the count of ticks stays near five instead of dropping to three.
+  const step = (scaled >= Math.sqrt(50) ? 10 : scaled >= Math.sqrt(10) ? 5 : scaled >= Math.sqrt(2) ? 2 : 1) * power;
   const ticks: number[] = [];
   // Multiplying (not adding) avoids drift like 0.30000000000000004 in the labels.
   for (let i = 0; i * step < max + step; i++) ticks.push(Number((i * step).toPrecision(12)));
