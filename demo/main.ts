@@ -9,6 +9,7 @@ import { runDemo } from './run-demo.js';
 import { renderTimelineSvg } from './timeline-svg.js';
 
 export const EXIT_OK = 0;
+export const EXIT_FAILURE = 1;
 /** The conventional exit code of a command-line usage error. */
 export const EXIT_USAGE = 2;
 
@@ -39,8 +40,13 @@ export async function main(argv: readonly string[], io: DemoIo): Promise<number>
   reporter.finish(result);
 
   if (options.svg !== undefined) {
-    await mkdir(dirname(options.svg), { recursive: true });
-    await writeFile(options.svg, renderTimelineSvg(result.record));
+    try {
+      await mkdir(dirname(options.svg), { recursive: true });
+      await writeFile(options.svg, renderTimelineSvg(result.record));
+    } catch (error) {
+      io.stderr.write(`demo: could not write the timeline to ${options.svg}: ${(error as Error).message}\n`);
+      return EXIT_FAILURE;
+    }
     io.stdout.write(`\nTimeline written to ${options.svg}\n`);
   }
   // A failing batch is what the demo sets out to show, not an error of the demo itself.

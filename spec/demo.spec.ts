@@ -1,9 +1,9 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULTS, USAGE, UsageError, parseDemoArgs } from '../demo/args';
 import type { DemoOptions } from '../demo/args';
-import { EXIT_OK, EXIT_USAGE, main } from '../demo/main';
+import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, main } from '../demo/main';
 import type { Output } from '../demo/report';
 import { runDemo } from '../demo/run-demo';
 import type { RunRecord, TaskRecord } from '../demo/run-record';
@@ -118,6 +118,17 @@ describe('demo command', () => {
 
       const svg = await readFile(svgPath, 'utf8');
       expect(svg.match(/class="bar /g)).toHaveLength(7);
+    });
+
+    it('says so, with exit code 1, when the SVG cannot be written', async () => {
+      const stderr = captureOutput();
+      // A path below a file can never be created.
+      const blocker = join(dir, 'a-file');
+      await writeFile(blocker, '');
+      const svgPath = join(blocker, 'timeline.svg');
+      const argv = ['--tasks', '2', '--latency', '0', '--svg', svgPath];
+      expect(await main(argv, { stdout: captureOutput(), stderr, env: {} })).toBe(EXIT_FAILURE);
+      expect(stderr.text()).toContain(`demo: could not write the timeline to ${svgPath}:`);
     });
 
     it('rewrites a progress line in place on a terminal', async () => {
