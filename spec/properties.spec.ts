@@ -1,9 +1,9 @@
 /**
  * Generated scenarios: the operator against the reference model (spec/model/slow-start-model.ts).
  *
- * Every scenario runs in virtual time and is deterministic. When a property fails, fast-check prints
- * the counterexample with its `seed` and `path`; pass them back to replay it, e.g.
- * `fc.assert(property, { seed: 123, path: '4:1', endOnFailure: true })`.
+ * Every scenario runs in virtual time, so its outcome is deterministic. Each run of the suite draws
+ * new scenarios; when a property fails, fast-check prints the counterexample with its `seed` and
+ * `path`, and `FC_SEED=<seed> FC_PATH=<path> npm test -- spec/properties.spec.ts` replays exactly it.
  *
  * Runs per property: 2,000 when `CI` is set, fewer locally (override with FC_NUM_RUNS).
  */
@@ -23,6 +23,11 @@ import {
 } from './model/slow-start-model.js';
 
 const numRuns = Number(process.env.FC_NUM_RUNS ?? (process.env.CI ? 2000 : 300));
+/** Replays a reported failure: FC_SEED and FC_PATH are the `seed` and `path` fast-check printed. */
+const replay: fc.Parameters<unknown> = process.env.FC_SEED
+  ? { seed: Number(process.env.FC_SEED), path: process.env.FC_PATH, endOnFailure: true }
+  : // Mutation runs only need to know that a property fails, not the smallest counterexample.
+    { endOnFailure: process.env.FC_END_ON_FAILURE === '1' };
 const timeout = 110_000;
 
 /** Compares a reason the model expects with the one observed; the operator makes its own TypeErrors. */
@@ -143,13 +148,13 @@ async function checkScenario(scenario: Scenario) {
 
 describe('slowStartBatch() against the reference model', () => {
   it(`agrees on ${numRuns} generated scenarios (arrays, generators, subjects; any task outcome; unsubscription)`, async () => {
-    await fc.assert(fc.asyncProperty(operatorScenario, checkScenario), { numRuns });
+    await fc.assert(fc.asyncProperty(operatorScenario, checkScenario), { numRuns, ...replay });
   }, timeout);
 });
 
 describe('slowStart() against the reference model', () => {
   it(`agrees on ${numRuns} generated scenarios (arrays and generators)`, async () => {
-    await fc.assert(fc.asyncProperty(slowStartScenario, checkScenario), { numRuns });
+    await fc.assert(fc.asyncProperty(slowStartScenario, checkScenario), { numRuns, ...replay });
   }, timeout);
 });
 
