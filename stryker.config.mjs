@@ -10,7 +10,7 @@ export default {
     configFile: 'jest.config.js',
     config: {
       // Left out, to keep a run under an hour on two cores: the leak test (it measures the whole
-      // process's heap and needs --expose-gc), the demo's tests (they test the demo's own code) and the
+      // process's heap; retention.spec.ts checks the same thing faster), the demo's tests (they test the demo's own code) and the
       // stack tests (a million tasks each; `npm test` runs them).
       testPathIgnorePatterns: ['/node_modules/', '/spec/leak\\.spec\\.ts$', '/spec/demo\\.spec\\.ts$', '/spec/stack-and-state\\.spec\\.ts$'],
     },
@@ -19,8 +19,6 @@ export default {
   // The tests read Kubernetes' cases from ../shared, beside the project: a sandbox copy in .stryker-tmp
   // could not reach it, so the mutants are written into src/ itself (and restored at the end).
   inPlace: true,
-  // retention.spec.ts checks with gc() that run factories are let go.
-  testRunnerNodeArgs: ['--expose-gc'],
   // Each mutant runs only the tests that reach it.
   coverageAnalysis: 'perTest',
   // Two cores: one test process per core at most.

@@ -2,21 +2,18 @@
  * A long-lived subscription must not keep anything per task: 200,000 tasks pushed through one open
  * `Subject` leave the heap where it was.
  *
- * Needs V8's `gc()`: `npm test` runs jest as `node --expose-gc node_modules/jest/bin/jest.js`, and jest's
- * workers inherit the flag.
+ * Uses V8's `gc()` (see gc.ts) and `process.memoryUsage()`.
  */
 import { Subject, from, of } from 'rxjs';
 import { slowStartBatch, type TaskFactory } from '../src/index.js';
+import { exposedGc } from './gc.js';
 
 const TASKS = 200_000;
 /** "Within a few MB": retaining even 16 bytes per task would exceed it (200,000 * 16 B = 3.2 MB). */
 const ALLOWED_GROWTH = 2 * 1024 * 1024;
 
+const gc = exposedGc();
 const collectGarbage = () => {
-  const gc = (globalThis as { gc?: () => void }).gc;
-  if (typeof gc !== 'function') {
-    throw new Error('gc() is not exposed: run the tests with `npm test` (node --expose-gc node_modules/jest/bin/jest.js)');
-  }
   // Several passes, so that objects freed by finalizers of the previous pass go too.
   for (let i = 0; i < 4; i++) gc();
 };

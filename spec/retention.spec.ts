@@ -1,13 +1,13 @@
 /**
  * The operator lets go of every factory once its task has run, and keeps feeding the right ones while
- * it compacts its queue. Uses V8's `gc()` (see leak.spec.ts: `npm test` passes --expose-gc).
+ * it compacts its queue. Uses V8's `gc()` (see gc.ts).
  */
 import { Subject, of } from 'rxjs';
 import { slowStartBatch, type BatchResult, type TaskFactory } from '../src/index.js';
+import { exposedGc } from './gc.js';
 
+const gc = exposedGc();
 const collectGarbage = async () => {
-  const gc = (globalThis as { gc?: () => void }).gc;
-  if (typeof gc !== 'function') throw new Error('gc() is not exposed: run the tests with `npm test` (node --expose-gc)');
   // A WeakRef keeps its target alive until the current job ends: collect in a later one.
   await new Promise((resolve) => setImmediate(resolve));
   gc();
