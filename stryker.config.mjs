@@ -12,7 +12,12 @@ export default {
       // Left out, to keep a run under an hour on two cores: the leak test (it measures the whole
       // process's heap; retention.spec.ts checks the same thing faster), the demo's tests (they test the demo's own code) and the
       // stack tests (a million tasks each; `npm test` runs them).
-      testPathIgnorePatterns: ['/node_modules/', '/spec/leak\\.spec\\.ts$', '/spec/demo\\.spec\\.ts$', '/spec/stack-and-state\\.spec\\.ts$'],
+      testPathIgnorePatterns: [
+        '/node_modules/',
+        '/spec/leak\\.spec\\.ts$',
+        '/spec/demo\\.spec\\.ts$',
+        '/spec/stack-and-state\\.spec\\.ts$',
+      ],
     },
     enableFindRelatedTests: false,
   },

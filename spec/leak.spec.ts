@@ -43,7 +43,7 @@ describe('memory over a long-lived source', () => {
       i % 4 === 0 ? ({ signal }) => Promise.resolve(signal.aborted ? -1 : i) : ({ signal }) => of(signal.aborted ? -1 : i);
     /** Pushes `count` tasks, letting promise tasks settle every 1,000 tasks. */
     const push = async (count: number) => {
-      for (const end = next + count; next < end; ) {
+      for (const end = next + count; next < end;) {
         for (const stop = Math.min(end, next + 1_000); next < stop; next++) source.next(task(next));
         await new Promise((resolve) => setImmediate(resolve));
       }

@@ -14,7 +14,10 @@ import type { SlowStartOptions } from '../../src/index.js';
 import type { Scenario, SourceKind, TaskKind } from './harness.js';
 import type { UnsubscribePlan } from './slow-start-model.js';
 
-const delay = fc.oneof(fc.constant(null), fc.integer({ min: 0, max: 10 }).map((k) => 4 * k));
+const delay = fc.oneof(
+  fc.constant(null),
+  fc.integer({ min: 0, max: 10 }).map((k) => 4 * k),
+);
 
 /** Reasons of any kind, `undefined` and `null` included (§4). */
 export const reason: fc.Arbitrary<unknown> = fc.oneof(
@@ -36,7 +39,11 @@ const value: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 2, arbitrary: fc.integer().map((id) => ({ id })) },
 );
 /** 0, 1 or several values. */
-const values = fc.oneof(fc.constant([] as unknown[]), fc.array(value, { minLength: 1, maxLength: 1 }), fc.array(value, { minLength: 2, maxLength: 4 }));
+const values = fc.oneof(
+  fc.constant([] as unknown[]),
+  fc.array(value, { minLength: 1, maxLength: 1 }),
+  fc.array(value, { minLength: 2, maxLength: 4 }),
+);
 
 export const successfulTask: fc.Arbitrary<TaskKind> = fc.oneof(
   { weight: 5, arbitrary: fc.record({ kind: fc.constant('observable' as const), values, delay, valuesEarly: fc.boolean() }) },
@@ -59,7 +66,10 @@ export const failingTask: fc.Arbitrary<TaskKind> = fc.oneof(
       returned: fc.constantFrom<unknown>(undefined, null, 0, 42, true, {}, { then: 1 }),
     }),
   },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('notFunction' as const), item: fc.constantFrom<unknown>(undefined, null, 42, {}, 'task') }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({ kind: fc.constant('notFunction' as const), item: fc.constantFrom<unknown>(undefined, null, 42, {}, 'task') }),
+  },
 );
 
 export const anyTask = fc.oneof({ weight: 3, arbitrary: successfulTask }, { weight: 1, arbitrary: failingTask });
@@ -77,7 +87,10 @@ export const tasks: fc.Arbitrary<TaskKind[]> = fc.oneof(
       .record({
         // A few thousand tasks in about one scenario in thirty: enough to reach batches of 1,024 and
         // more with every kind of source, cheap enough to run thousands of scenarios.
-        count: fc.oneof({ weight: 10, arbitrary: fc.integer({ min: 0, max: 200 }) }, { weight: 1, arbitrary: fc.integer({ min: 200, max: 3000 }) }),
+        count: fc.oneof(
+          { weight: 10, arbitrary: fc.integer({ min: 0, max: 200 }) },
+          { weight: 1, arbitrary: fc.integer({ min: 200, max: 3000 }) },
+        ),
         pattern: fc.array(successfulTask, { minLength: 1, maxLength: 6 }),
         overrides: fc.array(fc.record({ at: fc.nat(), task: anyTask }), { maxLength: 3 }),
       })
@@ -92,7 +105,10 @@ export const tasks: fc.Arbitrary<TaskKind[]> = fc.oneof(
 export const options: fc.Arbitrary<SlowStartOptions> = fc
   .record(
     {
-      initialBatchSize: fc.oneof({ weight: 4, arbitrary: fc.integer({ min: 1, max: 4 }) }, { weight: 1, arbitrary: fc.integer({ min: 1, max: 40 }) }),
+      initialBatchSize: fc.oneof(
+        { weight: 4, arbitrary: fc.integer({ min: 1, max: 4 }) },
+        { weight: 1, arbitrary: fc.integer({ min: 1, max: 40 }) },
+      ),
       growthFactor: fc.oneof(
         fc.constantFrom(1, 1.5, 2, 3),
         fc.integer({ min: 100, max: 400 }).map((hundredths) => hundredths / 100),
@@ -114,10 +130,20 @@ export const options: fc.Arbitrary<SlowStartOptions> = fc
 const subjectSource = (count: number): fc.Arbitrary<SourceKind> =>
   fc
     .record({
-      groups: fc.array(fc.record({ gap: fc.integer({ min: 0, max: 5 }), size: fc.integer({ min: 1, max: 4 }) }), { minLength: 1, maxLength: 5 }),
+      groups: fc.array(fc.record({ gap: fc.integer({ min: 0, max: 5 }), size: fc.integer({ min: 1, max: 4 }) }), {
+        minLength: 1,
+        maxLength: 5,
+      }),
       end: fc.oneof(
         { weight: 3, arbitrary: fc.record({ kind: fc.constant('complete' as const), gap: fc.integer({ min: 0, max: 10 }) }) },
-        { weight: 1, arbitrary: fc.record({ kind: fc.constant('error' as const), gap: fc.integer({ min: 0, max: 10 }), error: reason.filter((r) => r !== undefined) }) },
+        {
+          weight: 1,
+          arbitrary: fc.record({
+            kind: fc.constant('error' as const),
+            gap: fc.integer({ min: 0, max: 10 }),
+            error: reason.filter((r) => r !== undefined),
+          }),
+        },
         { weight: 1, arbitrary: fc.record({ kind: fc.constant('never' as const) }) },
       ),
     })
@@ -149,11 +175,21 @@ const unsubscribe: fc.Arbitrary<UnsubscribePlan> = fc.oneof(
 export const operatorScenario: fc.Arbitrary<Scenario> = fc
   .record({ options, tasks, unsubscribe, sourceKind: fc.constantFrom('array', 'generator', 'subject', 'subject') })
   .chain(({ options, tasks, unsubscribe, sourceKind }) =>
-    (sourceKind === 'subject' ? subjectSource(tasks.length) : fc.constant<SourceKind>({ kind: sourceKind as 'array' | 'generator' })).map(
-      (source): Scenario => ({ api: 'operator', options, tasks, source, unsubscribe }),
-    ),
+    (sourceKind === 'subject' ? subjectSource(tasks.length) : fc.constant<SourceKind>({ kind: sourceKind })).map((source): Scenario => ({
+      api: 'operator',
+      options,
+      tasks,
+      source,
+      unsubscribe,
+    })),
   );
 
 export const slowStartScenario: fc.Arbitrary<Scenario> = fc
   .record({ options, tasks, unsubscribe, sourceKind: fc.constantFrom('array' as const, 'generator' as const) })
-  .map(({ options, tasks, unsubscribe, sourceKind }): Scenario => ({ api: 'slowStart', options, tasks, source: { kind: sourceKind }, unsubscribe }));
+  .map(({ options, tasks, unsubscribe, sourceKind }): Scenario => ({
+    api: 'slowStart',
+    options,
+    tasks,
+    source: { kind: sourceKind },
+    unsubscribe,
+  }));

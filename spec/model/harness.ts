@@ -8,16 +8,9 @@
  * exactly like the event loop and like the model. Every task delay, source arrival and `flushAfter`
  * timer goes through this scheduler, so a run is deterministic.
  */
-import { Observable, Subject, Subscription, VirtualTimeScheduler, from, take, type ObservableInput, type SchedulerAction } from 'rxjs';
-import { slowStart, slowStartBatch, type SlowStartOptions, type TaskContext, type TaskFactory } from '../../src/index.js';
-import {
-  OPERATOR_MADE_ERROR,
-  type ModelOptions,
-  type ModelScenario,
-  type Settlement,
-  type TaskPlan,
-  type UnsubscribePlan,
-} from './slow-start-model.js';
+import { Observable, Subject, Subscription, VirtualTimeScheduler, from, take, type ObservableInput } from 'rxjs';
+import { slowStart, slowStartBatch, type BatchResult, type SlowStartOptions, type TaskContext, type TaskFactory } from '../../src/index.js';
+import { OPERATOR_MADE_ERROR, type ModelScenario, type Settlement, type TaskPlan, type UnsubscribePlan } from './slow-start-model.js';
 
 /** How a task is built. Each kind maps to one `TaskPlan` of the model (see `toTaskPlan`). */
 export type TaskKind =
@@ -81,7 +74,7 @@ export function toTaskPlan(task: TaskKind): TaskPlan {
 
 export function toModelScenario(s: Scenario): ModelScenario {
   return {
-    options: s.options as ModelOptions,
+    options: s.options,
     tasks: s.tasks.map(toTaskPlan),
     source: s.source.kind === 'subject' ? { kind: 'timed', arrivals: s.source.arrivals, end: s.source.end } : { kind: 'sync' },
     unsubscribe: s.unsubscribe,
@@ -91,10 +84,10 @@ export function toModelScenario(s: Scenario): ModelScenario {
 
 export interface Observed {
   invocations: { index: number; batch: number; time: number; contextIndex: number }[];
-  emissions: { time: number; value: any }[];
+  emissions: { time: number; value: BatchResult<unknown> }[];
   end:
     | { kind: 'complete'; time: number }
-    | { kind: 'error'; time: number; error: any }
+    | { kind: 'error'; time: number; error: unknown }
     | { kind: 'unsubscribed'; time: number }
     | { kind: 'open' };
   /** The source items, by index, so `remaining` can be checked by identity. */
@@ -145,10 +138,12 @@ export async function runScenario(s: Scenario): Promise<Observed> {
   const openSubscriptions = new Set<number>();
   const started = (index: number, batch: number) => {
     for (const [other, otherBatch] of running) {
-      if (otherBatch !== batch) observed.concurrencyViolations.push(`task ${index} (batch ${batch}) started while task ${other} (batch ${otherBatch}) ran`);
+      if (otherBatch !== batch)
+        observed.concurrencyViolations.push(`task ${index} (batch ${batch}) started while task ${other} (batch ${otherBatch}) ran`);
     }
     running.set(index, batch);
-    if (running.size > concurrency) observed.concurrencyViolations.push(`${running.size} tasks ran at once with concurrency ${concurrency}`);
+    if (running.size > concurrency)
+      observed.concurrencyViolations.push(`${running.size} tasks ran at once with concurrency ${concurrency}`);
   };
   const settled = (index: number, signal: AbortSignal) => {
     if (signal.aborted) observed.abortedBeforeSettling.push(index);
@@ -233,7 +228,7 @@ export async function runScenario(s: Scenario): Promise<Observed> {
   // The operator's only timers, the flush timers, run on the virtual clock too.
   const options: SlowStartOptions = { ...s.options, scheduler };
   let subject: Subject<TaskFactory<unknown>> | undefined;
-  let output: Observable<any>;
+  let output: Observable<BatchResult<unknown>>;
   if (s.api === 'slowStart') {
     if (s.source.kind === 'subject') throw new Error('slowStart scenarios use arrays or generators');
     if (s.source.kind === 'generator') generatorState = { pulled: 0, closed: false };
@@ -255,22 +250,23 @@ export async function runScenario(s: Scenario): Promise<Observed> {
   };
   const subscription = output.subscribe({
     next: (value) => observed.emissions.push({ time: scheduler.now(), value }),
-    error: (error) => {
+    error: (error: unknown) => {
       observed.end = { kind: 'error', time: scheduler.now(), error };
       noteEnd();
     },
     complete: () => {
       // `take` completes the output when it unsubscribes from the operator inside `next`.
-      observed.end = s.unsubscribe.kind === 'inNext' && observed.emissions.length === s.unsubscribe.emission + 1
-        ? { kind: 'unsubscribed', time: scheduler.now() }
-        : { kind: 'complete', time: scheduler.now() };
+      observed.end =
+        s.unsubscribe.kind === 'inNext' && observed.emissions.length === s.unsubscribe.emission + 1
+          ? { kind: 'unsubscribed', time: scheduler.now() }
+          : { kind: 'complete', time: scheduler.now() };
       noteEnd();
     },
   });
 
   // Harness actions are created in the model's order: arrivals, then the source's end, then the unsubscription.
   const harness = (work: () => void, delay: number) => {
-    harnessActions.add(scheduler.schedule(work as (this: SchedulerAction<unknown>) => void, delay));
+    harnessActions.add(scheduler.schedule(work, delay));
   };
   if (s.source.kind === 'subject') {
     let next = 0;
@@ -296,6 +292,8 @@ export async function runScenario(s: Scenario): Promise<Observed> {
 
   const pendingTimers = () => scheduler.actions.filter((a) => !harnessActions.has(a)).length;
   await drainMicrotasks();
+  // `ended` is set by the callbacks above, which TypeScript's flow analysis does not follow.
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition
   while (!ended && scheduler.actions.length > 0) {
     const action = scheduler.actions.shift()!;
     scheduler.frame = action.delay;
@@ -303,6 +301,7 @@ export async function runScenario(s: Scenario): Promise<Observed> {
     if (error) throw error;
     await drainMicrotasks();
   }
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition
   if (ended) observed.pendingTimersAfterEnd = pendingTimers();
   else {
     // Nothing more will happen: end the run as a consumer would, which must leave nothing behind either.
