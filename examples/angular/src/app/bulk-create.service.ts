@@ -1,5 +1,5 @@
 import { HttpClient, HttpErrorResponse } from '@angular/common/http';
-import { Injectable, inject, signal } from '@angular/core';
+import { DestroyRef, Injectable, inject, signal } from '@angular/core';
 import { Subscription, catchError, map, of, tap, throwError } from 'rxjs';
 import { isSlowStartBatchError, slowStart, type TaskFactory } from 'rxjs-slow-start';
 
@@ -64,6 +64,11 @@ export class ItemBulkCreator {
   /** Progress of the current job, updated as each response arrives. */
   readonly progress = this.state.asReadonly();
 
+  constructor() {
+    // When the application (or a test's injector) is destroyed, requests in flight go with it.
+    inject(DestroyRef).onDestroy(() => this.run?.unsubscribe());
+  }
+
   /**
    * Starts creating `items`, replacing any finished job.
    * @throws Error if a run is still in progress (`cancel()` it first).
@@ -102,7 +107,7 @@ export class ItemBulkCreator {
     this.run = slowStart(tasks).subscribe({
       complete: () => this.patch({ status: 'completed' }),
       error: (error: unknown) => {
-        if (!isSlowStartBatchError(error)) {
+        if (!isSlowStartBatchError<CreateOutcome>(error)) {
           // Not a failed batch: a bug rather than an answer from the server. Nothing sensible to resume.
           this.patch({ status: 'failed', error });
           return;
@@ -111,7 +116,7 @@ export class ItemBulkCreator {
         const failedTasks = error.results
           .filter((result) => result.status === 'rejected')
           .map((result) => tasks[result.index]);
-        this.retryable = [...failedTasks, ...(error.remaining as TaskFactory<CreateOutcome>[])];
+        this.retryable = [...failedTasks, ...error.remaining];
         this.patch({
           status: 'failed',
           failed: failedTasks.length,
