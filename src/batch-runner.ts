@@ -81,11 +81,21 @@ class LazyTaskContext implements TaskContext {
   }
 }
 
+/** One subscriber's run, as `createBatchRunner` returns it. */
+export interface BatchRunner {
+  /** Starts the source; results may be emitted before it returns. */
+  start(): void;
+  /** Tears everything down: running tasks, the source, the flush timer. Safe to call at any time. */
+  stop(): void;
+}
+
 /**
- * Starts slow-start batching for one subscriber: factories arrive through `createFeed`'s feed, results
- * and the end go to `host`. Returns the teardown for when the subscriber unsubscribes.
+ * Prepares slow-start batching for one subscriber: factories arrive through `createFeed`'s feed,
+ * results and the end go to `host`. The adapter registers `stop` with the subscriber before calling
+ * `start`, so that an unsubscription during a synchronous start (`take(1)` after the first batch of
+ * a synchronous source) stops the run at once.
  */
-export function runBatches<T>(host: RunnerHost<T>, createFeed: (sink: FactorySink) => FactoryFeed, options: ResolvedOptions): () => void {
+export function createBatchRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactorySink) => FactoryFeed, options: ResolvedOptions): BatchRunner {
   const { concurrency, flushAfter } = options;
   /** Waiting factories, batch sizes and outcomes. */
   const planner = new BatchPlanner<unknown, T>(options, flushAfter !== undefined);
@@ -300,17 +310,20 @@ export function runBatches<T>(host: RunnerHost<T>, createFeed: (sink: FactorySin
     feed.stop();
   }
 
-  feed.start();
-  pump();
-
-  return () => {
-    if (closed) return;
-    const torn = running;
-    running = [];
-    batch = undefined;
-    close();
-    for (const run of torn) {
-      run?.tearDown();
-    }
+  return {
+    start() {
+      feed.start();
+      pump();
+    },
+    stop() {
+      if (closed) return;
+      const torn = running;
+      running = [];
+      batch = undefined;
+      close();
+      for (const run of torn) {
+        run?.tearDown();
+      }
+    },
   };
 }

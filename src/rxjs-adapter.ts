@@ -1,10 +1,22 @@
 // What the RxJS-free runner needs from RxJS: subscriptions to tasks and sources, the scheduler's clock
 // and timers, and the subscriber to notify. Only RxJS's public API is used.
-import { asyncScheduler, from, Subject, takeUntil, type ObservableInput, type SchedulerLike, type Subscriber, type Subscription } from 'rxjs';
-import type { FactoryFeed, FactorySink, RunnerHost } from './batch-runner.js';
+import { asyncScheduler, from, Observable, Subject, takeUntil, type ObservableInput, type SchedulerLike, type Subscriber, type Subscription } from 'rxjs';
+import { createBatchRunner, type FactoryFeed, type FactorySink, type RunnerHost } from './batch-runner.js';
+import type { ResolvedOptions } from './options.js';
 import type { BatchResult } from './types.js';
 
-export function rxjsHost<T>(subscriber: Subscriber<BatchResult<T>>, scheduler: SchedulerLike = asyncScheduler): RunnerHost<T> {
+/** An observable that runs slow-start batches over the factories of `createFeed`, one run per subscriber. */
+export function batchedObservable<T>(createFeed: (sink: FactorySink) => FactoryFeed, options: ResolvedOptions): Observable<BatchResult<T>> {
+  return new Observable<BatchResult<T>>((subscriber) => {
+    const runner = createBatchRunner(rxjsHost(subscriber, options.scheduler), createFeed, options);
+    // Registered before the start: a synchronous source can make the subscriber unsubscribe
+    // (say, `take(1)` downstream) before `start` returns, and the run must stop right then.
+    subscriber.add(() => runner.stop());
+    runner.start();
+  });
+}
+
+function rxjsHost<T>(subscriber: Subscriber<BatchResult<T>>, scheduler: SchedulerLike = asyncScheduler): RunnerHost<T> {
   return {
     // `from` throws a TypeError for anything that is not an ObservableInput: the task fails with it.
     subscribeTask: (input, observer) => from(input as ObservableInput<unknown>).subscribe(observer),

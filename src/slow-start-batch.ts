@@ -1,7 +1,6 @@
-import { Observable, type OperatorFunction } from 'rxjs';
-import { runBatches } from './batch-runner.js';
+import type { OperatorFunction } from 'rxjs';
 import { resolveOptions, type SlowStartOptions } from './options.js';
-import { observableFeed, rxjsHost } from './rxjs-adapter.js';
+import { batchedObservable, observableFeed } from './rxjs-adapter.js';
 import type { BatchResult, TaskFactory } from './types.js';
 
 /**
@@ -45,5 +44,5 @@ import type { BatchResult, TaskFactory } from './types.js';
  */
 export function slowStartBatch<T>(options?: SlowStartOptions): OperatorFunction<TaskFactory<T>, BatchResult<T>> {
   const resolved = resolveOptions(options);
-  return (source) => new Observable<BatchResult<T>>((subscriber) => runBatches(rxjsHost(subscriber, resolved.scheduler), observableFeed(source), resolved));
+  return (source) => batchedObservable(observableFeed(source), resolved);
 }

@@ -1,8 +1,8 @@
 import { from, isObservable, Observable, type ObservableInput } from 'rxjs';
-import { runBatches, type FactoryFeed, type FactorySink } from './batch-runner.js';
+import type { FactoryFeed, FactorySink } from './batch-runner.js';
 import { expected, resolveOptions, type SlowStartOptions } from './options.js';
 import { arrayFeed, asyncIterableFeed, iterableFeed } from './pull-feeds.js';
-import { observableFeed, rxjsHost } from './rxjs-adapter.js';
+import { batchedObservable, observableFeed } from './rxjs-adapter.js';
 import type { BatchResult, TaskFactory } from './types.js';
 
 /**
@@ -42,8 +42,7 @@ export function slowStart<T>(
   options?: SlowStartOptions,
 ): Observable<BatchResult<T>> {
   const resolved = resolveOptions(options);
-  const createFeed = feedFor(tasks);
-  return new Observable<BatchResult<T>>((subscriber) => runBatches(rxjsHost(subscriber, resolved.scheduler), createFeed, resolved));
+  return batchedObservable(feedFor(tasks), resolved);
 }
 
 /** Picks how factories are read from `tasks`; throws at once if they cannot be read at all. */
