@@ -113,9 +113,7 @@ export class ItemBulkCreator {
           return;
         }
         // `results[i].index` is the task's position in `tasks`, so the failed ones can be sent again.
-        const failedTasks = error.results
-          .filter((result) => result.status === 'rejected')
-          .map((result) => tasks[result.index]);
+        const failedTasks = error.results.filter((result) => result.status === 'rejected').map((result) => tasks[result.index]);
         this.retryable = [...failedTasks, ...error.remaining];
         this.patch({
           status: 'failed',

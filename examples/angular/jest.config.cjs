@@ -2,7 +2,7 @@ const { createCjsPreset } = require('jest-preset-angular/presets');
 
 /** @type {import('jest').Config} */
 module.exports = {
-  ...createCjsPreset(),
+  ...createCjsPreset({ tsconfig: '<rootDir>/tsconfig.json' }),
   // The preset's own jsdom environment, on the `jsdom` installed here (no jest-environment-jsdom).
   testEnvironment: 'jest-preset-angular/environments/jest-jsdom-env',
   setupFilesAfterEnv: ['<rootDir>/setup-jest.ts'],
