@@ -171,6 +171,16 @@ describe('ItemBulkCreator', () => {
     httpTesting.verify();
   });
 
+  it('cancels the requests in flight when the application is destroyed', () => {
+    creator.create(items(3));
+    const [first] = sentNow();
+
+    TestBed.resetTestingModule(); // destroys the root injector, as closing the application does
+
+    expect(first.cancelled).toBe(true);
+    httpTesting.verify();
+  });
+
   it('refuses to start a second run while one is in progress', () => {
     creator.create(items(2));
     expect(() => creator.create(items(2))).toThrow('a run is in progress');
