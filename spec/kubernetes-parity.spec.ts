@@ -1,16 +1,22 @@
 // The README's Kubernetes parity recipe, run against Kubernetes' own cases.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { catchError, defaultIfEmpty, lastValueFrom, map, of, type ObservableInput } from 'rxjs';
-import { slowStart, type SlowStartBatchError } from '../src/index';
+import { catchError, defaultIfEmpty, lastValueFrom, map, of, throwError, type ObservableInput } from 'rxjs';
+import { isSlowStartBatchError, slowStart } from '../src/index';
 
 /** Kubernetes' `slowStartBatch(count, initialBatchSize, fn)`: the number of successes and the first error. */
-async function kubernetesSlowStartBatch(count: number, initialBatchSize: number, fn: (index: number) => ObservableInput<unknown>): Promise<[number, unknown]> {
+async function kubernetesSlowStartBatch(
+  count: number,
+  initialBatchSize: number,
+  fn: (index: number) => ObservableInput<unknown>,
+): Promise<[number, unknown]> {
   const tasks = Array.from({ length: count }, (_, index) => () => fn(index));
   return lastValueFrom(
     slowStart(tasks, { initialBatchSize }).pipe(
       map((result): [number, unknown] => [result.successes, undefined]),
-      catchError((error: SlowStartBatchError) => of<[number, unknown]>([error.successes, error.cause])),
+      catchError((error: unknown) =>
+        isSlowStartBatchError(error) ? of<[number, unknown]>([error.successes, error.cause]) : throwError(() => error),
+      ),
       defaultIfEmpty([0, undefined] as [number, unknown]),
     ),
   );
@@ -28,16 +34,19 @@ const file = join(__dirname, '..', '..', 'shared', 'conformance', 'kubernetes-sl
 const cases = (JSON.parse(readFileSync(file, 'utf8')) as { cases: ConformanceCase[] }).cases;
 
 describe('the Kubernetes parity recipe', () => {
-  it.each(cases.map((testCase) => [testCase.name, testCase] as const))('returns (successes, first error) for %s', async (_name, testCase) => {
-    let calls = 0;
-    const [successes, firstError] = await kubernetesSlowStartBatch(testCase.count, testCase.initialBatchSize, async () => {
-      calls++;
-      if (calls > testCase.succeedFirst) throw new Error(`call ${calls} over the limit`);
-      return calls;
-    });
-    expect(successes).toBe(testCase.expected.successes);
-    expect(calls).toBe(testCase.expected.invoked);
-    expect(firstError !== undefined).toBe(testCase.expected.errors);
-    if (testCase.expected.errors) expect(firstError).toEqual(new Error(`call ${testCase.succeedFirst + 1} over the limit`));
-  });
+  it.each(cases.map((testCase) => [testCase.name, testCase] as const))(
+    'returns (successes, first error) for %s',
+    async (_name, testCase) => {
+      let calls = 0;
+      const [successes, firstError] = await kubernetesSlowStartBatch(testCase.count, testCase.initialBatchSize, async () => {
+        calls++;
+        if (calls > testCase.succeedFirst) throw new Error(`call ${calls} over the limit`);
+        return calls;
+      });
+      expect(successes).toBe(testCase.expected.successes);
+      expect(calls).toBe(testCase.expected.invoked);
+      expect(firstError !== undefined).toBe(testCase.expected.errors);
+      if (testCase.expected.errors) expect(firstError).toEqual(new Error(`call ${testCase.succeedFirst + 1} over the limit`));
+    },
+  );
 });
