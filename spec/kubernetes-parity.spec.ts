@@ -1,8 +1,9 @@
 // The README's Kubernetes parity recipe, run against Kubernetes' own cases.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { catchError, defaultIfEmpty, lastValueFrom, map, of, throwError, type ObservableInput } from 'rxjs';
-import { isSlowStartBatchError, slowStart } from '../src/index';
+import { catchError, defaultIfEmpty, lastValueFrom, map, of, throwError, timeout, TimeoutError, type ObservableInput } from 'rxjs';
+import { TestScheduler } from 'rxjs/testing';
+import { isSlowStartBatchError, slowStart, type TaskFactory } from '../src/index';
 
 /** Kubernetes' `slowStartBatch(count, initialBatchSize, fn)`: the number of successes and the first error. */
 async function kubernetesSlowStartBatch(
@@ -49,4 +50,22 @@ describe('the Kubernetes parity recipe', () => {
       if (testCase.expected.errors) expect(firstError).toEqual(new Error(`call ${testCase.succeedFirst + 1} over the limit`));
     },
   );
+});
+
+describe("the README's timeout-as-success rule", () => {
+  it('counts a timed-out task as a success and still fails on other errors', () => {
+    new TestScheduler((actual, expected) => expect(actual).toEqual(expected)).run(({ cold, expectObservable }) => {
+      const call =
+        (response: ReturnType<typeof cold<string>>): TaskFactory<string | undefined> =>
+        () =>
+          response.pipe(
+            timeout(5),
+            catchError((error: unknown) => (error instanceof TimeoutError ? of(undefined) : throwError(() => error))),
+          );
+      const tasks = [call(cold('--a|')), call(cold('----------b|')), call(cold('-c|'))];
+      expectObservable(slowStart(tasks).pipe(map((result) => result.values))).toBe('---x----(y|)', { x: ['a'], y: [undefined, 'c'] });
+      const failing = [call(cold('-#', undefined, new Error('403')))];
+      expectObservable(slowStart(failing).pipe(map((result) => result.values))).toBe('-#', undefined, expect.any(Error));
+    });
+  });
 });
