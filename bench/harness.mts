@@ -1,0 +1,152 @@
+/**
+ * The measuring side of the suite: interleaved rounds, medians, and the shapes every scenario reports.
+ *
+ * Why not tinybench or mitata for the comparisons: both sample one task many times in a row, then the
+ * next task. On a shared, noisy machine, load that comes and goes between the two blocks of samples ends up
+ * in the ratio. Our samples are whole runs of 100,000 to 1,000,000 tasks (tens to hundreds of
+ * milliseconds each), so we can afford to alternate the sides sample by sample instead, which puts both
+ * sides under the same load and lets the medians be compared directly.
+ */
+import { performance } from 'node:perf_hooks';
+import type { Observable } from 'rxjs';
+
+/** One figure in a scenario's table. */
+export interface Figure {
+  label: string;
+  value: string;
+}
+
+/** One target from the issue, with what was measured against it. */
+export interface TargetResult {
+  /** What is promised, e.g. "slowStartBatch / mergeMap, 1,000,000 sync tasks". */
+  description: string;
+  /** The measured value, formatted. */
+  measured: string;
+  /** The bound, formatted, e.g. "<= 1.5". */
+  limit: string;
+  met: boolean;
+  /** Why the target was missed, when the scenario can tell from what it measured. */
+  note?: string;
+}
+
+export interface ScenarioResult {
+  name: string;
+  title: string;
+  /** One paragraph: what runs on each side and how it is timed. */
+  method: string;
+  figures: Figure[];
+  targets: TargetResult[];
+  /** Wall-clock seconds the scenario took, for keeping the suite within its time budget. */
+  seconds?: number;
+}
+
+export interface Scenario {
+  name: string;
+  title: string;
+  run(): Promise<ScenarioResult>;
+}
+
+/** One contender in a comparison. `run` does a complete piece of work and resolves when it is done. */
+export interface Side {
+  name: string;
+  run: () => Promise<unknown>;
+  /** Timed rounds this side takes part in, when fewer than the comparison's (for sides that are slow). */
+  rounds?: number;
+  /** False to skip the warm-up rounds (for sides that are slow and already warm). */
+  warmup?: boolean;
+}
+
+export interface ComparisonOptions {
+  /** Untimed rounds first, so that both sides run JIT-compiled code when timing starts. */
+  warmupRounds: number;
+  rounds: number;
+  /** Called after every run, warm-up included (`round` < 0); used to report progress. */
+  onSample?: (side: Side, round: number, ms: number) => void;
+}
+
+export interface Comparison {
+  /** Milliseconds per round, per side, in the order the sides were given. */
+  samples: Map<string, number[]>;
+  medians: Map<string, number>;
+}
+
+/**
+ * Runs every side once per round, alternating the order from round to round (A B, B A, ...) so that
+ * neither side always runs right after the other's garbage. Collects the garbage before each sample
+ * when `--expose-gc` is on, so a side is not charged for collecting what the previous one left.
+ */
+export async function compare(sides: Side[], options: ComparisonOptions): Promise<Comparison> {
+  const samples = new Map<string, number[]>(sides.map((side) => [side.name, []]));
+  const total = options.warmupRounds + options.rounds;
+  for (let round = 0; round < total; round++) {
+    const order = round % 2 === 0 ? sides : [...sides].reverse();
+    for (const side of order) {
+      const warmingUp = round < options.warmupRounds;
+      if (warmingUp && side.warmup === false) continue;
+      if (!warmingUp && round - options.warmupRounds >= (side.rounds ?? options.rounds)) continue;
+      const ms = await timeOnce(side.run);
+      options.onSample?.(side, round - options.warmupRounds, ms);
+      if (!warmingUp) samples.get(side.name)!.push(ms);
+    }
+  }
+  const medians = new Map([...samples].map(([name, values]) => [name, median(values)]));
+  return { samples, medians };
+}
+
+/** Times one run in milliseconds, after a full garbage collection when one can be asked for. */
+export async function timeOnce(run: () => Promise<unknown>): Promise<number> {
+  collectGarbage();
+  const start = performance.now();
+  await run();
+  return performance.now() - start;
+}
+
+export function collectGarbage(): void {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (gc) gc();
+}
+
+export function median(values: readonly number[]): number {
+  if (values.length === 0) throw new RangeError('median() of no values');
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+/**
+ * Subscribes and resolves with the number of values once the observable completes. Rejects on error,
+ * so that a broken operator fails the benchmark instead of timing how fast it breaks.
+ */
+export function drain<T>(source: Observable<T>, onValue?: (value: T) => void): Promise<number> {
+  return new Promise((resolve, reject) => {
+    let count = 0;
+    source.subscribe({
+      next: (value) => {
+        count++;
+        onValue?.(value);
+      },
+      error: reject,
+      complete: () => resolve(count),
+    });
+  });
+}
+
+/** Throws when a run did not do the work it was supposed to do. */
+export function expectEqual(actual: number, expected: number, what: string): void {
+  if (actual !== expected) throw new Error(`Sanity check failed: ${what} was ${actual}, expected ${expected}`);
+}
+
+export const format = {
+  ms: (ms: number): string => (ms >= 100 ? ms.toFixed(0) : ms >= 10 ? ms.toFixed(1) : ms.toFixed(2)) + ' ms',
+  us: (ms: number): string => (ms * 1000).toFixed(1) + ' µs',
+  ratio: (ratio: number): string => ratio.toFixed(2),
+  count: (n: number): string => n.toLocaleString('en-US'),
+  mb: (bytes: number): string => (bytes / 2 ** 20).toFixed(1) + ' MB',
+  bytes: (bytes: number): string => bytes.toFixed(1) + ' B',
+  samples: (values: readonly number[]): string => values.map((ms) => ms.toFixed(1)).join(', '),
+};
+
+/** Progress goes to stderr so that a scenario's stdout carries only its JSON result. */
+export function progress(message: string): void {
+  process.stderr.write(`  ${message}\n`);
+}
