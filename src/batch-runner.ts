@@ -1,0 +1,329 @@
+// Runs batches as the planner plans them, free of RxJS: the adapters in slow-start-batch.ts and
+// slow-start.ts supply subscriptions, timers and the subscriber through a `RunnerHost`.
+import { BatchPlanner, type RunningBatch } from './batch-planner.js';
+import { expected, type ResolvedOptions } from './options.js';
+import { SlowStartBatchError } from './slow-start-batch-error.js';
+import type { BatchResult, TaskContext, TaskFactory } from './types.js';
+
+/** Something that can be cancelled: a task's subscription, a timer. */
+export interface Cancellable {
+  unsubscribe(): void;
+}
+
+/** Receives the notifications of one task. */
+export interface TaskObserver {
+  next(value: unknown): void;
+  error(reason: unknown): void;
+  complete(): void;
+}
+
+/** What the runner needs from the reactive library it runs on. */
+export interface RunnerHost<T> {
+  /** Subscribes `observer` to what a factory returned; throws if that is not an `ObservableInput`. */
+  subscribeTask(input: unknown, observer: TaskObserver): Cancellable;
+  /** The clock `flushAfter` is measured on. */
+  now(): number;
+  /** Runs `action` after `delay` milliseconds, unless cancelled. */
+  schedule(action: () => void, delay: number): Cancellable;
+  emit(result: BatchResult<T>): void;
+  error(error: unknown): void;
+  complete(): void;
+}
+
+/** Where a feed delivers factories. */
+export interface FactorySink {
+  push(factory: unknown): void;
+  end(): void;
+  fail(error: unknown): void;
+}
+
+/** A source of factories, push-based (an observable) or pull-based (an array or iterator). */
+export interface FactoryFeed {
+  /** Starts delivering to the sink. */
+  start(): void;
+  /**
+   * Asks a pull-based feed to have `count` more factories on their way (replacing any earlier
+   * request); push-based feeds deliver what they have regardless.
+   */
+  request(count: number): void;
+  /** Factories the feed holds but has not delivered: an array's tail. */
+  undelivered(): unknown[];
+  /** Stops delivering and releases the source. Safe to call more than once. */
+  stop(): void;
+}
+
+/**
+ * The context handed to a factory. Its `AbortController` is made on first read of `signal`: most
+ * tasks never read it, and making one per task would cost more than the rest of a task's bookkeeping.
+ */
+class LazyTaskContext implements TaskContext {
+  /** Made on first read of `signal`. */
+  private controller: AbortController | undefined;
+  /** Set once the task is torn down, so a signal read later is born aborted. */
+  private tornDown = false;
+
+  constructor(
+    readonly index: number,
+    readonly batch: number,
+  ) {}
+
+  get signal(): AbortSignal {
+    if (this.controller === undefined) {
+      this.controller = new AbortController();
+      if (this.tornDown) this.controller.abort();
+    }
+    return this.controller.signal;
+  }
+
+  abort(): void {
+    this.tornDown = true;
+    this.controller?.abort();
+  }
+}
+
+/** One subscriber's run, as `createBatchRunner` returns it. */
+export interface BatchRunner {
+  /** Starts the source; results may be emitted before it returns. */
+  start(): void;
+  /** Tears everything down: running tasks, the source, the flush timer. Safe to call at any time. */
+  stop(): void;
+}
+
+/**
+ * Prepares slow-start batching for one subscriber: factories arrive through `createFeed`'s feed,
+ * results and the end go to `host`. The adapter registers `stop` with the subscriber before calling
+ * `start`, so that an unsubscription during a synchronous start (`take(1)` after the first batch of
+ * a synchronous source) stops the run at once.
+ */
+export function createBatchRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactorySink) => FactoryFeed, options: ResolvedOptions): BatchRunner {
+  const { concurrency, flushAfter } = options;
+  /** Waiting factories, batch sizes and outcomes. */
+  const planner = new BatchPlanner<unknown, T>(options, flushAfter !== undefined);
+  /** The batch that is running, if any: only one runs at a time. */
+  let batch: RunningBatch<unknown, T> | undefined;
+  /** Subscriptions of the running batch's unsettled tasks, by position, to tear them down. */
+  let running: (TaskRun | undefined)[] = [];
+  /** How many of the running batch's tasks have been invoked. */
+  let launched = 0;
+  /** How many invoked tasks have not settled yet. */
+  let active = 0;
+  /** Set when the source has completed or errored. */
+  let sourceDone = false;
+  /** The source's error, boxed because any value, `undefined` included, can be an error. */
+  let sourceError: { error: unknown } | undefined;
+  /** The flush timer, while one is scheduled. */
+  let flushTimer: Cancellable | undefined;
+  /** Set when the flush timer has fired and the next batch may start short. */
+  let flushDue = false;
+  /** Set once the stream has completed, errored or been unsubscribed: from then on nothing runs. */
+  let closed = false;
+  /** Set while `pump` runs, so that re-entrant calls only ask it to go round again. */
+  let pumping = false;
+  /** Set by a re-entrant call of `pump`: state has changed since this round looked at it. */
+  let pumpAgain = false;
+
+  /** A task's subscription and the observer of its notifications. */
+  class TaskRun implements TaskObserver {
+    /** The last value the task emitted. */
+    private last: unknown;
+    /** Set once the task has completed or errored. */
+    settled = false;
+    /** The task's subscription; undefined until `subscribe` has returned. */
+    subscription: Cancellable | undefined;
+
+    constructor(
+      readonly position: number,
+      readonly context: LazyTaskContext,
+    ) {}
+
+    next(value: unknown): void {
+      this.last = value;
+    }
+
+    error(reason: unknown): void {
+      settle(this, false, reason);
+    }
+
+    complete(): void {
+      settle(this, true, this.last);
+    }
+
+    tearDown(): void {
+      this.subscription?.unsubscribe();
+      this.context.abort();
+    }
+  }
+
+  const feed = createFeed({
+    push(factory) {
+      if (closed) return;
+      planner.receive(factory, flushAfter === undefined ? 0 : host.now());
+      pump();
+    },
+    end() {
+      if (closed || sourceDone) return;
+      sourceDone = true;
+      pump();
+    },
+    fail(error) {
+      if (closed || sourceDone) return;
+      sourceDone = true;
+      sourceError = { error };
+      pump();
+    },
+  });
+
+  /**
+   * Does everything that can be done now: start a batch, invoke its tasks, finish it, end the stream.
+   * Every event calls it. It loops instead of recursing, so that synchronous tasks and synchronous
+   * sources cannot grow the call stack, however many there are.
+   */
+  function pump(): void {
+    if (pumping) {
+      pumpAgain = true;
+      return;
+    }
+    pumping = true;
+    try {
+      do {
+        pumpAgain = false;
+        if (batch === undefined) {
+          startBatchOrEnd();
+        }
+        if (batch !== undefined && !closed) {
+          launchTasks(batch);
+          if (batch.settled === batch.size && !closed) {
+            finishBatch(batch);
+            // With the batch gone, the next one may start at once: no timer hop between batches.
+            pumpAgain = true;
+          }
+        }
+      } while (pumpAgain && !closed);
+    } finally {
+      pumping = false;
+    }
+  }
+
+  function startBatchOrEnd(): void {
+    const waiting = planner.waitingCount;
+    const wanted = planner.nextSize;
+    if (sourceError !== undefined) {
+      // §6: the source's error comes after the running batch; factories still waiting are skipped.
+      close();
+      host.error(sourceError.error);
+    } else if (waiting >= wanted || (waiting > 0 && (sourceDone || flushDue))) {
+      cancelFlushTimer();
+      flushDue = false;
+      batch = planner.startBatch();
+      launched = 0;
+      active = 0;
+      running = [];
+      // Pull no more while the batch runs: a failure would make whatever was pulled useless.
+      feed.request(0);
+    } else if (sourceDone) {
+      close();
+      host.complete();
+    } else {
+      feed.request(wanted - waiting);
+      if (!pumpAgain && waiting > 0) {
+        armFlushTimer();
+      }
+    }
+  }
+
+  function launchTasks(current: RunningBatch<unknown, T>): void {
+    while (launched < current.size && active < concurrency && !closed) {
+      const position = launched++;
+      active++;
+      const context = new LazyTaskContext(current.startIndex + position, current.index);
+      const run = new TaskRun(position, context);
+      running[position] = run;
+      const factory = current.factories[position];
+      try {
+        if (typeof factory !== 'function') {
+          throw new TypeError(expected(`tasks[${context.index}]`, 'a function returning an ObservableInput', factory));
+        }
+        const input = (factory as TaskFactory<T>)(context);
+        // The factory may have caused an unsubscription; then its task must not start.
+        if (closed) {
+          context.abort();
+          return;
+        }
+        const subscription = host.subscribeTask(input, run);
+        if (!run.settled) run.subscription = subscription;
+      } catch (reason) {
+        settle(run, false, reason);
+      }
+    }
+  }
+
+  function settle(run: TaskRun, fulfilled: boolean, outcome: unknown): void {
+    if (run.settled || closed || batch === undefined) return;
+    run.settled = true;
+    run.subscription = undefined;
+    running[run.position] = undefined;
+    active--;
+    if (fulfilled) {
+      planner.fulfil(batch, run.position, outcome as T | undefined);
+    } else {
+      planner.reject(batch, run.position, outcome);
+    }
+    pump();
+  }
+
+  function finishBatch(finished: RunningBatch<unknown, T>): void {
+    batch = undefined;
+    running = [];
+    const outcome = planner.finish(finished);
+    if (!outcome.failed) {
+      host.emit(outcome.result);
+      return;
+    }
+    // §5: what was never invoked is listed for resuming, then the source is released before the error.
+    const remaining = [...planner.drop(), ...feed.undelivered()] as TaskFactory<T>[];
+    const error = new SlowStartBatchError<T>({ ...outcome, remaining, sourceError });
+    close();
+    host.error(error);
+  }
+
+  function armFlushTimer(): void {
+    const oldest = planner.oldestArrival;
+    if (flushTimer !== undefined || oldest === undefined || flushAfter === undefined) return;
+    const delay = Math.max(0, oldest + flushAfter - host.now());
+    flushTimer = host.schedule(() => {
+      flushTimer = undefined;
+      flushDue = true;
+      pump();
+    }, delay);
+  }
+
+  function cancelFlushTimer(): void {
+    flushTimer?.unsubscribe();
+    flushTimer = undefined;
+  }
+
+  /** Ends everything: no factory is invoked and no notification is sent after this. */
+  function close(): void {
+    closed = true;
+    cancelFlushTimer();
+    planner.drop();
+    feed.stop();
+  }
+
+  return {
+    start() {
+      feed.start();
+      pump();
+    },
+    stop() {
+      if (closed) return;
+      const torn = running;
+      running = [];
+      batch = undefined;
+      close();
+      for (const run of torn) {
+        run?.tearDown();
+      }
+    },
+  };
+}

@@ -1,0 +1,140 @@
+import type { SchedulerLike } from 'rxjs';
+
+/** Options shared by `slowStartBatch()` and `slowStart()`. Every option is optional. */
+export interface SlowStartOptions {
+  /**
+   * How many tasks the first batch holds (Kubernetes' `SlowStartInitialBatchSize`). No batch after a
+   * successful one is smaller than this, unless the source runs out or `flushAfter` fires.
+   * @default 1
+   */
+  initialBatchSize?: number;
+  /**
+   * How much a batch may grow after it succeeded: the next batch holds
+   * `ceil(size * growthFactor)` tasks, where `size` is the batch that ran. `1` gives fixed-size batches.
+   * @default 2
+   */
+  growthFactor?: number;
+  /**
+   * The largest batch. Must be at least `initialBatchSize`.
+   * @default Infinity
+   */
+  maxBatchSize?: number;
+  /**
+   * How many tasks of a batch are subscribed at once. The next batch still waits for the whole
+   * current batch, so a small `concurrency` makes every batch take longer.
+   * @default Infinity (the whole batch at once)
+   */
+  concurrency?: number;
+  /**
+   * Milliseconds after which a batch starts with the factories that are waiting, even if fewer than
+   * the batch size have arrived. Useful with slow sources, such as user actions. A batch cut short
+   * this way proves only its own size: growth starts again from the size that ran.
+   * @default undefined (wait until the batch is full or the source completes)
+   */
+  flushAfter?: number;
+  /**
+   * The scheduler for `flushAfter`'s timers, and the clock that measures how long a factory has
+   * waited. Pass a `TestScheduler` to test in virtual time. Tasks themselves are never scheduled.
+   * @default asyncScheduler
+   */
+  scheduler?: SchedulerLike;
+}
+
+/** {@link SlowStartOptions} after validation, with every default filled in. */
+export interface ResolvedOptions {
+  readonly initialBatchSize: number;
+  readonly growthFactor: number;
+  readonly maxBatchSize: number;
+  readonly concurrency: number;
+  readonly flushAfter: number | undefined;
+  /** `undefined` stands for `asyncScheduler`, filled in by the adapter so that this file needs no RxJS at run time. */
+  readonly scheduler: SchedulerLike | undefined;
+}
+
+const optionNames: ReadonlyArray<keyof SlowStartOptions> = [
+  'initialBatchSize',
+  'growthFactor',
+  'maxBatchSize',
+  'concurrency',
+  'flushAfter',
+  'scheduler',
+];
+
+/**
+ * Validates `options` and fills in the defaults. Throws a `TypeError` for a value of the wrong type
+ * and a `RangeError` for a number out of range, both in the form
+ * ``Expected `name` to be <rule>, got <value> (<type>)``.
+ */
+export function resolveOptions(options: SlowStartOptions | undefined): ResolvedOptions {
+  if (options === undefined) {
+    return { initialBatchSize: 1, growthFactor: 2, maxBatchSize: Infinity, concurrency: Infinity, flushAfter: undefined, scheduler: undefined };
+  }
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+    throw new TypeError(expected('options', 'an object or undefined', options));
+  }
+  // A misspelt option would otherwise be ignored without a word.
+  for (const key of Object.keys(options)) {
+    if (!(optionNames as string[]).includes(key)) {
+      throw new TypeError(`Unknown option \`${key}\`: expected one of ${optionNames.map((name) => `\`${name}\``).join(', ')}`);
+    }
+  }
+
+  const initialBatchSize = numberOption(options, 'initialBatchSize', 1, 'an integer >= 1', (value) => Number.isInteger(value) && value >= 1);
+  const growthFactor = numberOption(options, 'growthFactor', 2, 'a finite number >= 1', (value) => Number.isFinite(value) && value >= 1);
+  const maxBatchSize = numberOption(
+    options,
+    'maxBatchSize',
+    Infinity,
+    `an integer >= \`initialBatchSize\` (${initialBatchSize}) or Infinity`,
+    (value) => value === Infinity || (Number.isInteger(value) && value >= initialBatchSize),
+  );
+  const concurrency = numberOption(options, 'concurrency', Infinity, 'an integer >= 1 or Infinity', (value) => value === Infinity || (Number.isInteger(value) && value >= 1));
+  const flushAfter = numberOption(options, 'flushAfter', undefined, 'a finite number of milliseconds >= 0', (value) => Number.isFinite(value) && value >= 0);
+
+  const scheduler = options.scheduler;
+  if (scheduler !== undefined && (typeof scheduler !== 'object' || scheduler === null || typeof scheduler.schedule !== 'function' || typeof scheduler.now !== 'function')) {
+    throw new TypeError(expected('scheduler', 'a SchedulerLike (an object with `schedule()` and `now()`)', options.scheduler));
+  }
+
+  return { initialBatchSize, growthFactor, maxBatchSize, concurrency, flushAfter, scheduler };
+}
+
+function numberOption<D extends number | undefined>(
+  options: SlowStartOptions,
+  name: keyof SlowStartOptions,
+  fallback: D,
+  rule: string,
+  isValid: (value: number) => boolean,
+): number | D {
+  const value: unknown = options[name];
+  if (value === undefined) {
+    return fallback;
+  }
+  if (typeof value !== 'number') {
+    throw new TypeError(expected(name, rule, value));
+  }
+  if (!isValid(value)) {
+    throw new RangeError(expected(name, rule, value));
+  }
+  return value;
+}
+
+/** The one message template for bad input: what was expected of it and what was received. */
+export function expected(name: string, rule: string, received: unknown): string {
+  return `Expected \`${name}\` to be ${rule}, got ${describeValue(received)} (${received === null ? 'null' : typeof received})`;
+}
+
+function describeValue(value: unknown): string {
+  switch (typeof value) {
+    case 'string':
+      return JSON.stringify(value);
+    case 'function':
+      return value.name ? `function ${value.name}` : 'a function';
+    case 'object':
+      return value === null ? 'null' : Array.isArray(value) ? `an array of ${value.length}` : 'an object';
+    case 'bigint':
+      return `${value}n`;
+    default:
+      return String(value);
+  }
+}

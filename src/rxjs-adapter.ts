@@ -1,0 +1,63 @@
+// What the RxJS-free runner needs from RxJS: subscriptions to tasks and sources, the scheduler's clock
+// and timers, and the subscriber to notify. Only RxJS's public API is used.
+import { asyncScheduler, from, Observable, Subject, takeUntil, type ObservableInput, type SchedulerLike, type Subscriber, type Subscription } from 'rxjs';
+import { createBatchRunner, type FactoryFeed, type FactorySink, type RunnerHost } from './batch-runner.js';
+import type { ResolvedOptions } from './options.js';
+import type { BatchResult } from './types.js';
+
+/** An observable that runs slow-start batches over the factories of `createFeed`, one run per subscriber. */
+export function batchedObservable<T>(createFeed: (sink: FactorySink) => FactoryFeed, options: ResolvedOptions): Observable<BatchResult<T>> {
+  return new Observable<BatchResult<T>>((subscriber) => {
+    const runner = createBatchRunner(rxjsHost(subscriber, options.scheduler), createFeed, options);
+    // Registered before the start: a synchronous source can make the subscriber unsubscribe
+    // (say, `take(1)` downstream) before `start` returns, and the run must stop right then.
+    subscriber.add(() => runner.stop());
+    runner.start();
+  });
+}
+
+function rxjsHost<T>(subscriber: Subscriber<BatchResult<T>>, scheduler: SchedulerLike = asyncScheduler): RunnerHost<T> {
+  return {
+    // `from` throws a TypeError for anything that is not an ObservableInput: the task fails with it.
+    subscribeTask: (input, observer) => from(input as ObservableInput<unknown>).subscribe(observer),
+    now: () => scheduler.now(),
+    schedule: (action, delay) => scheduler.schedule(action, delay),
+    emit: (result) => subscriber.next(result),
+    error: (error) => subscriber.error(error),
+    complete: () => subscriber.complete(),
+  };
+}
+
+/** A push-based feed: the source emits factories whenever it likes; they wait in the planner. */
+export function observableFeed(source: ObservableInput<unknown>): (sink: FactorySink) => FactoryFeed {
+  return (sink) => {
+    /**
+     * Stops the source through `takeUntil`, which closes the source's own subscriber: a synchronous
+     * source checks that between emissions, so it stops at once, even while still inside `subscribe`.
+     */
+    const stopSignal = new Subject<void>();
+    /** The subscription to the source, once `subscribe` has returned. */
+    let subscription: Subscription | undefined;
+    /** Set once stopped. */
+    let stopped = false;
+    return {
+      start() {
+        subscription = from(source)
+          .pipe(takeUntil(stopSignal))
+          .subscribe({
+            next: (factory) => sink.push(factory),
+            error: (error: unknown) => sink.fail(error),
+            complete: () => sink.end(),
+          });
+      },
+      request() {},
+      undelivered: () => [],
+      stop() {
+        if (stopped) return;
+        stopped = true;
+        stopSignal.next();
+        subscription?.unsubscribe();
+      },
+    };
+  };
+}
