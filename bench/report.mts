@@ -134,8 +134,9 @@ export function markdownReport(results: readonly ScenarioResult[], environment: 
     '- In a comparison, every side runs once per round, and the order of the sides alternates from round ' +
       'to round. Warm-up rounds come first and are not counted. Each figure is the **median** of the timed ' +
       'rounds, and a ratio is the ratio of two medians.',
-    '- A full garbage collection runs before every timed run, outside the timing, so that no side pays for ' +
-      "collecting another's garbage.",
+    '- No garbage collection is forced between runs: a forced full collection right before a short run ' +
+      'made that run several times slower here. The alternating order shares the cost of collecting ' +
+      'garbage between the sides.',
     '- Every run checks that all the work was done (number of tasks, values or batches) and fails otherwise.',
     '- tinybench and mitata were considered: both time one task many times in a row before moving to the ' +
       'next, which on a shared machine lets load that comes and goes land on one side only. Our samples are ' +

@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { collectGarbage, drain, expectEqual, format, median, progress, type Scenario } from '../harness.mjs';
+import { drain, expectEqual, format, median, progress, type Scenario } from '../harness.mjs';
 import { slowStart, type TaskContext } from '../subject.mjs';
 
 const TASKS = 1023; // 1 + 2 + 4 + ... + 512: exactly ten full batches with the default options
@@ -105,7 +105,6 @@ async function runOnce(): Promise<Round> {
         }),
   );
 
-  collectGarbage();
   const start = performance.now();
   const batches = await drain(slowStart(tasks));
   const totalMs = performance.now() - start;
