@@ -81,6 +81,44 @@ class LazyTaskContext implements TaskContext {
   }
 }
 
+/**
+ * A task's subscription and the observer of its notifications. Declared once for the module, not
+ * once per run: a class made inside `createBatchRunner` would give every subscription's tasks a shape
+ * of their own, and the code they all pass through would slow down after a few subscriptions.
+ */
+class TaskRun implements TaskObserver {
+  /** The last value the task emitted. */
+  private last: unknown;
+  /** Set once the task has completed or errored. */
+  settled = false;
+  /** The task's subscription; undefined until `subscribe` has returned. */
+  subscription: Cancellable | undefined;
+
+  constructor(
+    readonly position: number,
+    readonly context: LazyTaskContext,
+    /** The runner's `settle`. */
+    private readonly onSettle: (run: TaskRun, fulfilled: boolean, outcome: unknown) => void,
+  ) {}
+
+  next(value: unknown): void {
+    this.last = value;
+  }
+
+  error(reason: unknown): void {
+    this.onSettle(this, false, reason);
+  }
+
+  complete(): void {
+    this.onSettle(this, true, this.last);
+  }
+
+  tearDown(): void {
+    this.subscription?.unsubscribe();
+    this.context.abort();
+  }
+}
+
 /** One subscriber's run, as `createBatchRunner` returns it. */
 export interface BatchRunner {
   /** Starts the source; results may be emitted before it returns. */
@@ -121,38 +159,6 @@ export function createBatchRunner<T>(host: RunnerHost<T>, createFeed: (sink: Fac
   let pumping = false;
   /** Set by a re-entrant call of `pump`: state has changed since this round looked at it. */
   let pumpAgain = false;
-
-  /** A task's subscription and the observer of its notifications. */
-  class TaskRun implements TaskObserver {
-    /** The last value the task emitted. */
-    private last: unknown;
-    /** Set once the task has completed or errored. */
-    settled = false;
-    /** The task's subscription; undefined until `subscribe` has returned. */
-    subscription: Cancellable | undefined;
-
-    constructor(
-      readonly position: number,
-      readonly context: LazyTaskContext,
-    ) {}
-
-    next(value: unknown): void {
-      this.last = value;
-    }
-
-    error(reason: unknown): void {
-      settle(this, false, reason);
-    }
-
-    complete(): void {
-      settle(this, true, this.last);
-    }
-
-    tearDown(): void {
-      this.subscription?.unsubscribe();
-      this.context.abort();
-    }
-  }
 
   const feed = createFeed({
     push(factory) {
@@ -236,7 +242,7 @@ export function createBatchRunner<T>(host: RunnerHost<T>, createFeed: (sink: Fac
       const position = launched++;
       active++;
       const context = new LazyTaskContext(current.startIndex + position, current.index);
-      const run = new TaskRun(position, context);
+      const run = new TaskRun(position, context, settle);
       running[position] = run;
       const factory = current.factories[position];
       try {
