@@ -223,7 +223,8 @@ export function createBatchRunner<T>(host: RunnerHost<T>, createFeed: (sink: Fac
       batch = planner.startBatch();
       launched = 0;
       active = 0;
-      running = [];
+      // Sized up front: growing an array one task at a time copies it again and again in a large batch.
+      running = new Array(batch.size);
       // Pull no more while the batch runs: a failure would make whatever was pulled useless.
       feed.request(0);
     } else if (sourceDone) {
