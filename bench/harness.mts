@@ -7,7 +7,7 @@
  * milliseconds each), so we can afford to alternate the sides sample by sample instead, which puts both
  * sides under the same load and lets the medians be compared directly.
  */
-import { performance } from 'node:perf_hooks';
+import { performance, PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
 import type { Observable } from 'rxjs';
 
 /** One figure in a scenario's table. */
@@ -62,12 +62,16 @@ export interface ComparisonOptions {
   rounds: number;
   /** Called after every run, warm-up included (`round` < 0); used to report progress. */
   onSample?: (side: Side, round: number, ms: number) => void;
+  /** Also record how long the garbage collector paused each run (`Comparison.gcSamples`). */
+  measureGc?: boolean;
 }
 
 export interface Comparison {
   /** Milliseconds per round, per side, in the order the sides were given. */
   samples: Map<string, number[]>;
   medians: Map<string, number>;
+  /** With `measureGc`: milliseconds of garbage-collection pauses within each sample. */
+  gcSamples: Map<string, number[]>;
 }
 
 /**
@@ -76,6 +80,8 @@ export interface Comparison {
  */
 export async function compare(sides: Side[], options: ComparisonOptions): Promise<Comparison> {
   const samples = new Map<string, number[]>(sides.map((side) => [side.name, []]));
+  const gcSamples = new Map<string, number[]>(sides.map((side) => [side.name, []]));
+  if (options.measureGc) watchGarbageCollection();
   const total = options.warmupRounds + options.rounds;
   for (let round = 0; round < total; round++) {
     const order = round % 2 === 0 ? sides : [...sides].reverse();
@@ -83,13 +89,39 @@ export async function compare(sides: Side[], options: ComparisonOptions): Promis
       const warmingUp = round < options.warmupRounds;
       if (warmingUp && side.warmup === false) continue;
       if (!warmingUp && round - options.warmupRounds >= (side.rounds ?? options.rounds)) continue;
+      const start = performance.now();
       const ms = await timeOnce(side.run);
       options.onSample?.(side, round - options.warmupRounds, ms);
-      if (!warmingUp) samples.get(side.name)!.push(ms);
+      if (warmingUp) continue;
+      samples.get(side.name)!.push(ms);
+      if (options.measureGc) gcSamples.get(side.name)!.push(await gcPausesBetween(start, start + ms));
     }
   }
   const medians = new Map([...samples].map(([name, values]) => [name, median(values)]));
-  return { samples, medians };
+  return { samples, medians, gcSamples };
+}
+
+/** Garbage-collection pauses seen so far, as reported by Node's `gc` performance entries. */
+const gcPauses: { start: number; duration: number }[] = [];
+let gcObserver: PerformanceObserver | undefined;
+
+function watchGarbageCollection(): void {
+  if (gcObserver) return;
+  gcObserver = new PerformanceObserver((list) => recordGcPauses(list.getEntries()));
+  gcObserver.observe({ entryTypes: ['gc'] });
+}
+
+function recordGcPauses(entries: readonly PerformanceEntry[]): void {
+  for (const entry of entries) gcPauses.push({ start: entry.startTime, duration: entry.duration });
+}
+
+/** Milliseconds of garbage-collection pauses that started between `start` and `end`. */
+async function gcPausesBetween(start: number, end: number): Promise<number> {
+  // Node queues the entries when the event loop next turns, and calls observers later still:
+  // let it turn once, then take what is queued.
+  await new Promise((resolve) => setImmediate(resolve));
+  recordGcPauses(gcObserver!.takeRecords());
+  return gcPauses.filter((pause) => pause.start >= start && pause.start < end).reduce((sum, pause) => sum + pause.duration, 0);
 }
 
 /**

@@ -1,0 +1,142 @@
+/**
+ * One size of the wide-batches scenario (scenarios/wide.mts), in a process of its own: the heap that
+ * N pending tasks leave behind would otherwise be collected during the runs of the next size, and the
+ * figures of one size would depend on which sizes ran before it.
+ */
+import { from, mergeMap } from 'rxjs';
+import { reportToParent } from './child.mjs';
+import { compare, drain, expectEqual, format, median, progress, type Comparison, type Side } from './harness.mjs';
+import { HEAP_SIZE, MERGE_MAP_MAX_SIZE, MERGE_MAP_SLOW_SIZE, type WideMeasurement } from './scenarios/wide.mjs';
+import { slowStartBatch } from './subject.mjs';
+
+const size = Number(process.argv[2]);
+if (!Number.isInteger(size) || size < 1) throw new Error(`wide-child.mts: expected a size, got ${String(process.argv[2])}`);
+
+const tasks = gatedTasks(size);
+const ours: Side = {
+  name: 'ours',
+  run: async () => {
+    tasks.reset();
+    let done = 0;
+    await drain(from(tasks.factories).pipe(slowStartBatch({ initialBatchSize: size })), (result) => {
+      done += result.size;
+    });
+    expectEqual(done, size, 'tasks reported by slowStartBatch');
+    expectEqual(tasks.invoked(), size, 'tasks invoked by slowStartBatch');
+  },
+};
+const control: Side = {
+  name: 'control',
+  run: async () => {
+    tasks.reset();
+    const values = await Promise.all(tasks.factories.map((factory) => factory()));
+    expectEqual(values.length, size, 'values from Promise.all');
+  },
+};
+const mergeMapSide: Side = {
+  name: 'mergeMap',
+  run: async () => {
+    tasks.reset();
+    const values = await drain(from(tasks.factories).pipe(mergeMap((factory) => factory())));
+    expectEqual(values, size, 'values emitted by mergeMap');
+  },
+};
+const onSample = (side: Side, round: number, ms: number): void =>
+  progress(`${format.count(size)} ${side.name} round ${round}: ${format.ms(ms)}`);
+
+const timed = await compare([ours, control], { warmupRounds: 1, rounds: 7, measureGc: true, onSample });
+// mergeMap last, so that the garbage it leaves is not collected during the other runs.
+let mergeMapMs: number | undefined;
+if (size <= MERGE_MAP_MAX_SIZE) {
+  const slow = size > MERGE_MAP_SLOW_SIZE;
+  const theirs = await compare([mergeMapSide], { warmupRounds: slow ? 0 : 1, rounds: slow ? 1 : 3, onSample });
+  mergeMapMs = theirs.medians.get('mergeMap');
+}
+
+const result: WideMeasurement = {
+  size,
+  ours: summary(timed, 'ours'),
+  control: summary(timed, 'control'),
+  ...(mergeMapMs === undefined ? {} : { mergeMapMs }),
+  ...(size === HEAP_SIZE ? { heapPerPendingTask: await measureHeapPerPendingTask() } : {}),
+};
+reportToParent(result);
+
+function summary(comparison: Comparison, name: string): WideMeasurement['ours'] {
+  const samples = comparison.samples.get(name)!;
+  const gc = comparison.gcSamples.get(name)!;
+  return {
+    ms: median(samples),
+    gcMs: median(gc),
+    outsideGcMs: median(samples.map((ms, i) => ms - gc[i]!)),
+  };
+}
+
+async function measureHeapPerPendingTask(): Promise<NonNullable<WideMeasurement['heapPerPendingTask']>> {
+  return {
+    ours: await heapPerPendingTask((factories) => from(factories).pipe(slowStartBatch({ initialBatchSize: size })).subscribe()),
+    control: await heapPerPendingTask((factories) => {
+      void Promise.all(factories.map((factory) => factory()));
+      return { unsubscribe() {} };
+    }),
+    mergeMap: await heapPerPendingTask((factories) => from(factories).pipe(mergeMap((factory) => factory())).subscribe()),
+  };
+}
+
+/**
+ * Heap held per pending task: `subscribe` makes all the tasks pending on a gate that stays closed, and
+ * the heap is compared, after full collections, with the heap before. The factories exist before and
+ * after, so only the tasks and what runs them are counted.
+ */
+async function heapPerPendingTask(subscribe: (factories: Array<() => Promise<number>>) => { unsubscribe(): void }): Promise<number> {
+  const closedGate = gatedTasks(size, { openWhenAllInvoked: false });
+  closedGate.reset();
+  const before = heapAfterCollection();
+  const subscription = subscribe(closedGate.factories);
+  const during = heapAfterCollection();
+  expectEqual(closedGate.invoked(), size, 'tasks pending');
+  subscription.unsubscribe();
+  closedGate.open();
+  await new Promise((resolve) => setImmediate(resolve));
+  return (during - before) / size;
+}
+
+function heapAfterCollection(): number {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (!gc) throw new Error('wide-child.mts needs node --expose-gc');
+  gc();
+  gc();
+  return process.memoryUsage().heapUsed;
+}
+
+interface GatedTasks {
+  factories: Array<() => Promise<number>>;
+  invoked(): number;
+  /** Closes the gate again; called before every run. */
+  reset(): void;
+  /** Opens the gate by hand (when it does not open by itself). */
+  open(): void;
+}
+
+/**
+ * N promise factories that all wait on one gate, which opens when the last of them is invoked: all N
+ * are pending at once whatever order they are invoked in, and then settle in one go.
+ */
+function gatedTasks(count: number, { openWhenAllInvoked = true } = {}): GatedTasks {
+  let invoked = 0;
+  let open: () => void = () => {};
+  let gate = Promise.resolve();
+  const factories = Array.from({ length: count }, (_, i) => () => {
+    if (++invoked === count && openWhenAllInvoked) open();
+    return gate.then(() => i);
+  });
+  return {
+    factories,
+    invoked: () => invoked,
+    reset(): void {
+      invoked = 0;
+      gate = new Promise<void>((resolve) => (open = resolve));
+    },
+    open: () => open(),
+  };
+}
