@@ -107,7 +107,7 @@ export const wide: Scenario = {
             ? 'So on this machine even code without the operator steps past the target once N pending tasks ' +
               "outgrow V8's young generation and each collection has to copy them; the operator holds " +
               `${format.bytes(heap.ours)} of heap per pending task against the control's ` +
-              `${format.bytes(heap.control)} (mergeMap: ${format.bytes(heap.mergeMap)}), which brings its ` +
+              `${format.bytes(heap.control)} (mergeMap: ${format.bytes(heap.mergeMap)}), which moves its ` +
               'step to a smaller N.'
             : "The control stays within the target, so the miss is the operator's.");
         return {
