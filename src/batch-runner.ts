@@ -139,8 +139,11 @@ export function createBatchRunner<T>(host: RunnerHost<T>, createFeed: (sink: Fac
   const planner = new BatchPlanner<unknown, T>(options, flushAfter !== undefined);
   /** The batch that is running, if any: only one runs at a time. */
   let batch: RunningBatch<unknown, T> | undefined;
-  /** Subscriptions of the running batch's unsettled tasks, by position, to tear them down. */
-  let running: (TaskRun | undefined)[] = [];
+  /**
+   * The running batch's tasks that did not settle during their own `subscribe`, to tear them down;
+   * some may have settled since. Synchronous tasks never get here, so a batch of them costs no list.
+   */
+  let running: TaskRun[] = [];
   /** How many of the running batch's tasks have been invoked. */
   let launched = 0;
   /** How many invoked tasks have not settled yet. */
@@ -223,8 +226,7 @@ export function createBatchRunner<T>(host: RunnerHost<T>, createFeed: (sink: Fac
       batch = planner.startBatch();
       launched = 0;
       active = 0;
-      // Sized up front: growing an array one task at a time copies it again and again in a large batch.
-      running = new Array(batch.size);
+      running = [];
       // Pull no more while the batch runs: a failure would make whatever was pulled useless.
       feed.request(0);
     } else if (sourceDone) {
@@ -244,7 +246,6 @@ export function createBatchRunner<T>(host: RunnerHost<T>, createFeed: (sink: Fac
       active++;
       const context = new LazyTaskContext(current.startIndex + position, current.index);
       const run = new TaskRun(position, context, settle);
-      running[position] = run;
       const factory = current.factories[position];
       try {
         if (typeof factory !== 'function') {
@@ -257,7 +258,15 @@ export function createBatchRunner<T>(host: RunnerHost<T>, createFeed: (sink: Fac
           return;
         }
         const subscription = host.subscribeTask(input, run);
-        if (!run.settled) run.subscription = subscription;
+        if (run.settled) continue;
+        if (closed) {
+          // Unsubscribed while the task was subscribing: `stop` could not see it yet.
+          run.subscription = subscription;
+          run.tearDown();
+          return;
+        }
+        run.subscription = subscription;
+        running.push(run);
       } catch (reason) {
         settle(run, false, reason);
       }
@@ -268,7 +277,6 @@ export function createBatchRunner<T>(host: RunnerHost<T>, createFeed: (sink: Fac
     if (run.settled || closed || batch === undefined) return;
     run.settled = true;
     run.subscription = undefined;
-    running[run.position] = undefined;
     active--;
     if (fulfilled) {
       planner.fulfil(batch, run.position, outcome as T | undefined);
@@ -329,7 +337,7 @@ export function createBatchRunner<T>(host: RunnerHost<T>, createFeed: (sink: Fac
       batch = undefined;
       close();
       for (const run of torn) {
-        run?.tearDown();
+        if (!run.settled) run.tearDown();
       }
     },
   };
