@@ -72,6 +72,13 @@ export interface Comparison {
   medians: Map<string, number>;
   /** With `measureGc`: milliseconds of garbage-collection pauses within each sample. */
   gcSamples: Map<string, number[]>;
+  /**
+   * CPU milliseconds (user + system, all threads of the process) per sample, and their medians. Less
+   * sensitive than wall-clock time to other processes taking the CPU away, so a second opinion on a
+   * shared machine.
+   */
+  cpuSamples: Map<string, number[]>;
+  cpuMedians: Map<string, number>;
 }
 
 /**
@@ -81,6 +88,7 @@ export interface Comparison {
 export async function compare(sides: Side[], options: ComparisonOptions): Promise<Comparison> {
   const samples = new Map<string, number[]>(sides.map((side) => [side.name, []]));
   const gcSamples = new Map<string, number[]>(sides.map((side) => [side.name, []]));
+  const cpuSamples = new Map<string, number[]>(sides.map((side) => [side.name, []]));
   if (options.measureGc) watchGarbageCollection();
   const total = options.warmupRounds + options.rounds;
   for (let round = 0; round < total; round++) {
@@ -90,15 +98,19 @@ export async function compare(sides: Side[], options: ComparisonOptions): Promis
       if (warmingUp && side.warmup === false) continue;
       if (!warmingUp && round - options.warmupRounds >= (side.rounds ?? options.rounds)) continue;
       const start = performance.now();
+      const cpuBefore = process.cpuUsage();
       const ms = await timeOnce(side.run);
+      const cpu = process.cpuUsage(cpuBefore);
       options.onSample?.(side, round - options.warmupRounds, ms);
       if (warmingUp) continue;
       samples.get(side.name)!.push(ms);
+      cpuSamples.get(side.name)!.push((cpu.user + cpu.system) / 1000);
       if (options.measureGc) gcSamples.get(side.name)!.push(await gcPausesBetween(start, start + ms));
     }
   }
   const medians = new Map([...samples].map(([name, values]) => [name, median(values)]));
-  return { samples, medians, gcSamples };
+  const cpuMedians = new Map([...cpuSamples].map(([name, values]) => [name, median(values)]));
+  return { samples, medians, gcSamples, cpuSamples, cpuMedians };
 }
 
 /** Garbage-collection pauses seen so far, as reported by Node's `gc` performance entries. */

@@ -35,7 +35,7 @@ export const overheadPromise: Scenario = {
       ],
       {
         warmupRounds: 2,
-        rounds: 9,
+        rounds: 15,
         onSample: (side, round, ms) => progress(`${side.name} round ${round}: ${format.ms(ms)}`),
       },
     );
@@ -49,12 +49,16 @@ export const overheadPromise: Scenario = {
       method:
         `${format.count(TASKS)} functions \`async () => i\` from one array, through \`slowStart(tasks)\` ` +
         '(default options) and through `pMap(tasks, task => task())` (p-map 7, unbounded concurrency). ' +
-        '2 warm-up rounds, then 9 timed rounds; the two sides alternate within each round.',
+        '2 warm-up rounds, then 15 timed rounds; the two sides alternate within each round.',
       figures: [
         { label: 'slowStart, median', value: format.ms(ours) },
         { label: 'p-map, median', value: format.ms(theirs) },
         { label: 'slowStart per task', value: format.us(ours / TASKS) },
         { label: 'p-map per task', value: format.us(theirs / TASKS) },
+        {
+          label: 'CPU time ratio (second opinion: less sensitive to other processes)',
+          value: format.ratio(comparison.cpuMedians.get('slowStart')! / comparison.cpuMedians.get('p-map')!),
+        },
         { label: 'slowStart samples (ms)', value: format.samples(comparison.samples.get('slowStart')!) },
         { label: 'p-map samples (ms)', value: format.samples(comparison.samples.get('p-map')!) },
       ],

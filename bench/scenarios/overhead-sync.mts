@@ -37,7 +37,7 @@ export const overheadSync: Scenario = {
       ],
       {
         warmupRounds: 2,
-        rounds: 9,
+        rounds: 15,
         onSample: (side, round, ms) => progress(`${side.name} round ${round}: ${format.ms(ms)}`),
       },
     );
@@ -51,13 +51,17 @@ export const overheadSync: Scenario = {
       method:
         `${format.count(TASKS)} factories \`() => of(i)\` from one array, through ` +
         '`from(factories).pipe(slowStartBatch())` (default options) and through ' +
-        '`from(factories).pipe(mergeMap(f => f()))`. 2 warm-up rounds, then 9 timed rounds; the two sides ' +
+        '`from(factories).pipe(mergeMap(f => f()))`. 2 warm-up rounds, then 15 timed rounds; the two sides ' +
         'alternate within each round.',
       figures: [
         { label: 'slowStartBatch, median', value: format.ms(ours) },
         { label: 'mergeMap, median', value: format.ms(theirs) },
         { label: 'slowStartBatch per task', value: format.us(ours / TASKS) },
         { label: 'mergeMap per task', value: format.us(theirs / TASKS) },
+        {
+          label: 'CPU time ratio (second opinion: less sensitive to other processes)',
+          value: format.ratio(comparison.cpuMedians.get('slowStartBatch')! / comparison.cpuMedians.get('mergeMap')!),
+        },
         { label: 'slowStartBatch samples (ms)', value: format.samples(comparison.samples.get('slowStartBatch')!) },
         { label: 'mergeMap samples (ms)', value: format.samples(comparison.samples.get('mergeMap')!) },
       ],
