@@ -38,7 +38,7 @@ export const scaling: Scenario = {
 
     const comparison = await compare([ours(small), ours(large), theirs(small), theirs(large)], {
       warmupRounds: 2,
-      rounds: 7,
+      rounds: 11,
       onSample: (side, round, ms) => progress(`${side.name} round ${round}: ${format.ms(ms)}`),
     });
 
@@ -52,7 +52,7 @@ export const scaling: Scenario = {
       method:
         `The overhead-sync workload (\`() => of(i)\` factories through \`slowStartBatch()\`) at ` +
         `${format.count(SMALL)} and ${format.count(LARGE)} tasks, with \`mergeMap\` over the same factories ` +
-        'for reference. 2 warm-up rounds, then 7 timed rounds; all four runs alternate within each round.',
+        'for reference. 2 warm-up rounds, then 11 timed rounds; all four runs alternate within each round.',
       figures: [
         { label: `slowStartBatch, ${format.count(SMALL)} tasks`, value: format.ms(median(`slowStartBatch ${SMALL}`)) },
         { label: `slowStartBatch, ${format.count(LARGE)} tasks`, value: format.ms(median(`slowStartBatch ${LARGE}`)) },
