@@ -14,7 +14,7 @@ export interface GrowthOptions {
  * `min(maxBatchSize, max(initialBatchSize, ceil(ranSize * growthFactor)))`.
  *
  * The product is rounded before `ceil` so that floating-point noise does not grow a batch by one more
- * than was asked: `10 * 1.1` is `11.000000000000002` in binary floating point, and means 11.
+ * than was asked: `100 * 1.1` is `110.00000000000001` in binary floating point, and means 110.
  */
 export function nextBatchSize(ranSize: number, options: GrowthOptions): number {
   const grown = ranSize * options.growthFactor;

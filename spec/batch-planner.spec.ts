@@ -1,0 +1,48 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { nextBatchSize } from '../src/index';
+
+const defaults = { initialBatchSize: 1, growthFactor: 2, maxBatchSize: Infinity };
+
+describe('nextBatchSize (contract §2)', () => {
+  it('doubles by default', () => {
+    expect([1, 2, 4, 8].map((size) => nextBatchSize(size, defaults))).toEqual([2, 4, 8, 16]);
+  });
+
+  it('never goes below initialBatchSize, so a short batch does not shrink the next one', () => {
+    expect(nextBatchSize(1, { ...defaults, initialBatchSize: 10 })).toBe(10);
+    expect(nextBatchSize(5, { ...defaults, initialBatchSize: 10 })).toBe(10);
+    expect(nextBatchSize(6, { ...defaults, initialBatchSize: 10 })).toBe(12);
+  });
+
+  it('never goes above maxBatchSize', () => {
+    expect(nextBatchSize(4, { ...defaults, maxBatchSize: 7 })).toBe(7);
+    expect(nextBatchSize(3, { ...defaults, maxBatchSize: 7 })).toBe(6);
+  });
+
+  it('rounds up fractional growth', () => {
+    expect(nextBatchSize(1, { ...defaults, growthFactor: 1.5 })).toBe(2);
+    expect(nextBatchSize(3, { ...defaults, growthFactor: 1.5 })).toBe(5);
+    expect(nextBatchSize(5, { ...defaults, growthFactor: 1.01 })).toBe(6);
+  });
+
+  it('treats floating-point noise as the whole number it means', () => {
+    // 100 * 1.1 is 110.00000000000001 in binary floating point.
+    expect(100 * 1.1).toBeGreaterThan(110);
+    expect(nextBatchSize(100, { ...defaults, growthFactor: 1.1 })).toBe(110);
+    expect(nextBatchSize(10, { ...defaults, growthFactor: 1.1 })).toBe(11);
+  });
+
+  it('keeps fixed-size batches with growthFactor 1', () => {
+    expect(nextBatchSize(3, { initialBatchSize: 3, growthFactor: 1, maxBatchSize: Infinity })).toBe(3);
+  });
+});
+
+describe('architecture', () => {
+  // The algorithm stays portable to RxJS's next major: only the adapter files touch RxJS at run time.
+  it.each(['batch-planner.ts', 'batch-runner.ts', 'pull-feeds.ts', 'slow-start-batch-error.ts', 'options.ts', 'types.ts'])('%s imports nothing from rxjs at run time', (file) => {
+    const source = readFileSync(join(__dirname, '..', 'src', file), 'utf8');
+    const runtimeImports = source.match(/^import (?!type ).*from 'rxjs.*';$/gm) ?? [];
+    expect(runtimeImports).toEqual([]);
+  });
+});

@@ -1,0 +1,43 @@
+// The README's Kubernetes parity recipe, run against Kubernetes' own cases.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { catchError, defaultIfEmpty, lastValueFrom, map, of, type ObservableInput } from 'rxjs';
+import { slowStart, type SlowStartBatchError } from '../src/index';
+
+/** Kubernetes' `slowStartBatch(count, initialBatchSize, fn)`: the number of successes and the first error. */
+async function kubernetesSlowStartBatch(count: number, initialBatchSize: number, fn: (index: number) => ObservableInput<unknown>): Promise<[number, unknown]> {
+  const tasks = Array.from({ length: count }, (_, index) => () => fn(index));
+  return lastValueFrom(
+    slowStart(tasks, { initialBatchSize }).pipe(
+      map((result): [number, unknown] => [result.successes, undefined]),
+      catchError((error: SlowStartBatchError) => of<[number, unknown]>([error.successes, error.cause])),
+      defaultIfEmpty([0, undefined] as [number, unknown]),
+    ),
+  );
+}
+
+interface ConformanceCase {
+  name: string;
+  count: number;
+  initialBatchSize: number;
+  succeedFirst: number;
+  expected: { invoked: number; successes: number; errors: boolean };
+}
+
+const file = join(__dirname, '..', '..', 'shared', 'conformance', 'kubernetes-slow-start.json');
+const cases = (JSON.parse(readFileSync(file, 'utf8')) as { cases: ConformanceCase[] }).cases;
+
+describe('the Kubernetes parity recipe', () => {
+  it.each(cases.map((testCase) => [testCase.name, testCase] as const))('returns (successes, first error) for %s', async (_name, testCase) => {
+    let calls = 0;
+    const [successes, firstError] = await kubernetesSlowStartBatch(testCase.count, testCase.initialBatchSize, async () => {
+      calls++;
+      if (calls > testCase.succeedFirst) throw new Error(`call ${calls} over the limit`);
+      return calls;
+    });
+    expect(successes).toBe(testCase.expected.successes);
+    expect(calls).toBe(testCase.expected.invoked);
+    expect(firstError !== undefined).toBe(testCase.expected.errors);
+    if (testCase.expected.errors) expect(firstError).toEqual(new Error(`call ${testCase.succeedFirst + 1} over the limit`));
+  });
+});
