@@ -1,4 +1,4 @@
-import { Observable, Subject, type Subscription } from 'rxjs';
+import { config, NEVER, Observable, Subject, type Subscription } from 'rxjs';
 import { slowStartBatch, type TaskFactory } from '../src/index';
 
 describe('a consumer that unsubscribes while a task is subscribing', () => {
@@ -20,5 +20,35 @@ describe('a consumer that unsubscribes while a task is subscribing', () => {
     });
     expect(tornDown).toBe(true);
     expect(signal?.aborted).toBe(true);
+  });
+});
+
+describe('a consumer that unsubscribes while a factory runs', () => {
+  afterEach(() => {
+    config.onUnhandledError = null;
+  });
+
+  it('invokes nothing more and raises no error, not even an unhandled one', async () => {
+    const unhandled: unknown[] = [];
+    config.onUnhandledError = (error) => unhandled.push(error);
+    let consumer: Subscription | undefined;
+    const invoked: number[] = [];
+    const errors: unknown[] = [];
+    const source = new Subject<TaskFactory<number>>();
+    consumer = source.pipe(slowStartBatch({ initialBatchSize: 2 })).subscribe({ error: (error) => errors.push(error) });
+    source.next(() => {
+      invoked.push(0);
+      consumer?.unsubscribe();
+      return NEVER;
+    });
+    source.next(() => {
+      invoked.push(1);
+      return NEVER;
+    });
+    // RxJS reports an error thrown inside a subscriber from a timeout: wait for it.
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(invoked).toEqual([0]);
+    expect(errors).toEqual([]);
+    expect(unhandled).toEqual([]);
   });
 });

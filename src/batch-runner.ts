@@ -201,7 +201,8 @@ export function createBatchRunner<T>(host: RunnerHost<T>, createFeed: (sink: Fac
         }
         if (batch !== undefined && !closed) {
           launchTasks(batch);
-          if (batch.settled === batch.size && !closed) {
+          // `closed` first: a task that made the consumer unsubscribe has left no batch behind.
+          if (!closed && batch.settled === batch.size) {
             finishBatch(batch);
             // With the batch gone, the next one may start at once: no timer hop between batches.
             pumpAgain = true;
