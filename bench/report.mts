@@ -57,7 +57,12 @@ export function consoleReport(results: readonly ScenarioResult[]): string {
   const lines: string[] = [];
   for (const result of results) {
     lines.push('', `${result.title} (${result.name}, ${result.seconds?.toFixed(0) ?? '?'} s)`);
-    lines.push(...textTable(['figure', 'value'], result.figures.map((figure) => [figure.label, figure.value])));
+    lines.push(
+      ...textTable(
+        ['figure', 'value'],
+        result.figures.map((figure) => [figure.label, figure.value]),
+      ),
+    );
   }
   lines.push('', 'Targets');
   lines.push(
@@ -75,7 +80,11 @@ export function consoleReport(results: readonly ScenarioResult[]): string {
 
 function textTable(header: string[], rows: string[][]): string[] {
   const widths = header.map((cell, column) => Math.max(cell.length, ...rows.map((row) => row[column]!.length)));
-  const line = (row: string[]): string => row.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd();
+  const line = (row: string[]): string =>
+    row
+      .map((cell, column) => cell.padEnd(widths[column]!))
+      .join('  ')
+      .trimEnd();
   return [line(header), line(widths.map((width) => '-'.repeat(width))), ...rows.map(line)];
 }
 

@@ -74,12 +74,20 @@ function summary(comparison: Comparison, name: string): WideMeasurement['ours'] 
 
 async function measureHeapPerPendingTask(): Promise<NonNullable<WideMeasurement['heapPerPendingTask']>> {
   return {
-    ours: await heapPerPendingTask((factories) => from(factories).pipe(slowStartBatch({ initialBatchSize: size })).subscribe()),
+    ours: await heapPerPendingTask((factories) =>
+      from(factories)
+        .pipe(slowStartBatch({ initialBatchSize: size }))
+        .subscribe(),
+    ),
     control: await heapPerPendingTask((factories) => {
       void Promise.all(factories.map((factory) => factory()));
       return { unsubscribe() {} };
     }),
-    mergeMap: await heapPerPendingTask((factories) => from(factories).pipe(mergeMap((factory) => factory())).subscribe()),
+    mergeMap: await heapPerPendingTask((factories) =>
+      from(factories)
+        .pipe(mergeMap((factory) => factory()))
+        .subscribe(),
+    ),
   };
 }
 

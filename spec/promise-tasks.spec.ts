@@ -47,7 +47,9 @@ describe('promise tasks', () => {
     const invoked: number[] = [];
     const emitted: unknown[] = [];
     const source = new Subject<TaskFactory<number>>();
-    const subscription = source.pipe(slowStartBatch()).subscribe({ next: (result) => emitted.push(result), error: (error) => emitted.push(error) });
+    const subscription = source
+      .pipe(slowStartBatch())
+      .subscribe({ next: (result) => emitted.push(result), error: (error) => emitted.push(error) });
     source.next(() => {
       invoked.push(0);
       return pending.promise;

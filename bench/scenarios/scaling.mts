@@ -15,8 +15,7 @@ export const scaling: Scenario = {
   name: 'scaling',
   title: 'Scaling',
   async run() {
-    const factoriesFor = (count: number): Array<() => Observable<number>> =>
-      Array.from({ length: count }, (_, i) => () => of(i));
+    const factoriesFor = (count: number): Array<() => Observable<number>> => Array.from({ length: count }, (_, i) => () => of(i));
     const small = factoriesFor(SMALL);
     const large = factoriesFor(LARGE);
 
@@ -76,7 +75,7 @@ export const scaling: Scenario = {
                   (theirRatio > RATIO_RANGE[1] || theirRatio < RATIO_RANGE[0]
                     ? ': the same departure from linear growth without the operator, so its cause is in the ' +
                       'platform (garbage collection of a larger heap, caches), not in slow start.'
-                    : ': mergeMap grows linearly here, so the departure is the operator\'s.'),
+                    : ": mergeMap grows linearly here, so the departure is the operator's."),
               }),
         },
       ],
