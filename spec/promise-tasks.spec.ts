@@ -21,12 +21,12 @@ const flushPromises = () => new Promise<void>((resolve) => setImmediate(resolve)
 describe('promise tasks', () => {
   it('take the value each promise resolves with, in source order, whatever order they settle in', async () => {
     const settleLater = [deferred<string>(), deferred<string>()];
-    const tasks: TaskFactory<string>[] = [async () => 'a', () => settleLater[0]!.promise, () => settleLater[1]!.promise];
+    const tasks: TaskFactory<string>[] = [async () => 'a', () => settleLater[0].promise, () => settleLater[1].promise];
     const results = lastValueFrom(slowStart(tasks).pipe(toArray()));
     await flushPromises();
-    settleLater[1]!.resolve('c');
+    settleLater[1].resolve('c');
     await flushPromises();
-    settleLater[0]!.resolve('b');
+    settleLater[0].resolve('b');
     expect(await results).toEqual([batch(0, 0, ['a'], 1), batch(1, 1, ['b', 'c'], 3)]);
   });
 
@@ -49,7 +49,7 @@ describe('promise tasks', () => {
     const source = new Subject<TaskFactory<number>>();
     const subscription = source
       .pipe(slowStartBatch())
-      .subscribe({ next: (result) => emitted.push(result), error: (error) => emitted.push(error) });
+      .subscribe({ next: (result) => emitted.push(result), error: (error: unknown) => emitted.push(error) });
     source.next(() => {
       invoked.push(0);
       return pending.promise;

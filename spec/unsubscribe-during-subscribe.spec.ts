@@ -1,19 +1,18 @@
-import { config, NEVER, Observable, Subject, type Subscription } from 'rxjs';
+import { config, NEVER, Observable, Subject } from 'rxjs';
 import { slowStartBatch, type TaskFactory } from '../src/index';
 
 describe('a consumer that unsubscribes while a task is subscribing', () => {
   it('tears that task down: its subscription is closed and its signal aborts (§7)', () => {
-    let consumer: Subscription | undefined;
     let tornDown = false;
     let signal: AbortSignal | undefined;
     const task = new Observable<number>(() => {
-      consumer?.unsubscribe();
+      consumer.unsubscribe();
       return () => {
         tornDown = true;
       };
     });
     const source = new Subject<TaskFactory<number>>();
-    consumer = source.pipe(slowStartBatch()).subscribe();
+    const consumer = source.pipe(slowStartBatch()).subscribe();
     source.next((context) => {
       signal = context.signal;
       return task;
@@ -31,14 +30,13 @@ describe('a consumer that unsubscribes while a factory runs', () => {
   it('invokes nothing more and raises no error, not even an unhandled one', async () => {
     const unhandled: unknown[] = [];
     config.onUnhandledError = (error) => unhandled.push(error);
-    let consumer: Subscription | undefined;
     const invoked: number[] = [];
     const errors: unknown[] = [];
     const source = new Subject<TaskFactory<number>>();
-    consumer = source.pipe(slowStartBatch({ initialBatchSize: 2 })).subscribe({ error: (error) => errors.push(error) });
+    const consumer = source.pipe(slowStartBatch({ initialBatchSize: 2 })).subscribe({ error: (error: unknown) => errors.push(error) });
     source.next(() => {
       invoked.push(0);
-      consumer?.unsubscribe();
+      consumer.unsubscribe();
       return NEVER;
     });
     source.next(() => {

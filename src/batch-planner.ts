@@ -41,7 +41,7 @@ interface Chunk<T> {
  */
 class Queue<T> {
   /** The chunk holding the oldest item, and that item's position in it. */
-  private head: Chunk<T> = { items: new Array(CHUNK_SIZE), next: undefined };
+  private head: Chunk<T> = { items: new Array<T | undefined>(CHUNK_SIZE), next: undefined };
   private headPosition = 0;
   /** The chunk the next item goes into, and its position there. */
   private tail: Chunk<T> = this.head;
@@ -54,7 +54,7 @@ class Queue<T> {
 
   push(item: T): void {
     if (this.tailPosition === CHUNK_SIZE) {
-      const chunk: Chunk<T> = { items: new Array(CHUNK_SIZE), next: undefined };
+      const chunk: Chunk<T> = { items: new Array<T | undefined>(CHUNK_SIZE), next: undefined };
       this.tail.next = chunk;
       this.tail = chunk;
       this.tailPosition = 0;
@@ -72,7 +72,7 @@ class Queue<T> {
     for (let i = 0; i < taken.length; i++) {
       if (this.headPosition === CHUNK_SIZE) {
         // The chunk is used up; dropping it lets the taken items go once their batch is done.
-        this.head = this.head.next!;
+        this.head = this.head.next as Chunk<T>;
         this.headPosition = 0;
       }
       taken[i] = this.head.items[this.headPosition] as T;
