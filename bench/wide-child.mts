@@ -47,7 +47,10 @@ const onSample = (side: Side, round: number, ms: number): void =>
 // Warm up on at least WARMUP_TASKS tasks whatever N is: at N = 10,000 a single warm-up run leaves
 // the timed runs in code that V8 has not finished optimising.
 const warmupRounds = Math.max(1, Math.ceil(WARMUP_TASKS / size));
-const timed = await compare([ours, control], { warmupRounds, rounds: 9, measureGc: true, onSample });
+const ROUNDS = 9;
+const oursUsage = withResourceUsage(ours);
+const controlUsage = withResourceUsage(control);
+const timed = await compare([oursUsage.side, controlUsage.side], { warmupRounds, rounds: ROUNDS, measureGc: true, onSample });
 // mergeMap last, so that the garbage it leaves is not collected during the other runs.
 let mergeMapMs: number | undefined;
 if (size <= MERGE_MAP_MAX_SIZE) {
@@ -58,14 +61,41 @@ if (size <= MERGE_MAP_MAX_SIZE) {
 
 const result: WideMeasurement = {
   size,
-  ours: summary(timed, 'ours'),
-  control: summary(timed, 'control'),
+  ours: { ...summary(timed, 'ours'), ...oursUsage.medians(ROUNDS) },
+  control: { ...summary(timed, 'control'), ...controlUsage.medians(ROUNDS) },
   ...(mergeMapMs === undefined ? {} : { mergeMapMs }),
   ...(size === HEAP_SIZE ? { heapPerPendingTask: await measureHeapPerPendingTask() } : {}),
 };
 reportToParent(result);
 
-function summary(comparison: Comparison, name: string): WideMeasurement['ours'] {
+/**
+ * Wraps a side to count, per run, the page faults of the process and its CPU time in the kernel:
+ * memory that V8 gives back to the system after a collection and takes again in the next run costs a
+ * fault per page, which is slow on a virtual machine and shows up nowhere else.
+ */
+function withResourceUsage(side: Side) {
+  const faults: number[] = [];
+  const systemMs: number[] = [];
+  return {
+    side: {
+      ...side,
+      run: async () => {
+        const before = process.resourceUsage();
+        await side.run();
+        const after = process.resourceUsage();
+        faults.push(after.minorPageFault + after.majorPageFault - before.minorPageFault - before.majorPageFault);
+        systemMs.push((after.systemCPUTime - before.systemCPUTime) / 1000);
+      },
+    },
+    /** Medians over the last `rounds` runs (the timed ones). */
+    medians: (rounds: number) => ({
+      pageFaults: median(faults.slice(-rounds)),
+      systemMs: median(systemMs.slice(-rounds)),
+    }),
+  };
+}
+
+function summary(comparison: Comparison, name: string): Pick<WideMeasurement['ours'], 'ms' | 'gcMs' | 'outsideGcMs'> {
   const ms = median(comparison.samples.get(name)!);
   const gcMs = median(comparison.gcSamples.get(name)!);
   // The difference of the two medians, so that the three figures printed side by side add up.

@@ -12,12 +12,22 @@ export const WARMUP_TASKS = 200_000;
 export const HEAP_SIZE = 80_000;
 const TARGET_DOUBLING = 2.5;
 
+/** Medians over the timed runs of one side at one N. */
+export interface SideMeasurement {
+  ms: number;
+  gcMs: number;
+  outsideGcMs: number;
+  /** Page faults of the process during a run, and CPU time spent in the kernel. */
+  pageFaults: number;
+  systemMs: number;
+}
+
 /** What wide-child.mts measures for one N. */
 export interface WideMeasurement {
   size: number;
   /** Medians of the runs' total time and of the garbage-collection pauses within; the difference. */
-  ours: { ms: number; gcMs: number; outsideGcMs: number };
-  control: { ms: number; gcMs: number; outsideGcMs: number };
+  ours: SideMeasurement;
+  control: SideMeasurement;
   mergeMapMs?: number;
   /** Bytes of heap per pending task, at N = HEAP_SIZE only. */
   heapPerPendingTask?: { ours: number; control: number; mergeMap: number };
@@ -52,6 +62,14 @@ export const wide: Scenario = {
         `${format.ms(at(size).control.ms)} (${format.ms(at(size).control.gcMs)}) / ` +
         (at(size).mergeMapMs === undefined ? 'not run' : format.ms(at(size).mergeMapMs!)),
     }));
+    for (const size of SIZES) {
+      figures.push({
+        label: `N = ${format.count(size)}: page faults per run (kernel CPU time), slowStartBatch / Promise.all`,
+        value:
+          `${format.count(at(size).ours.pageFaults)} (${format.ms(at(size).ours.systemMs)}) / ` +
+          `${format.count(at(size).control.pageFaults)} (${format.ms(at(size).control.systemMs)})`,
+      });
+    }
     const doublings = SIZES.slice(1).map((size, i) => ({ previous: SIZES[i]!, size }));
     const growth = (time: (m: WideMeasurement) => number | undefined, previous: number, size: number): number | undefined => {
       const before = time(at(previous));
@@ -102,7 +120,11 @@ export const wide: Scenario = {
           `garbage-collection pauses took ${format.ms(at(previous).ours.gcMs)} of ${format.ms(at(previous).ours.ms)} ` +
           `at N = ${format.count(previous)} and ${format.ms(at(size).ours.gcMs)} of ${format.ms(at(size).ours.ms)} ` +
           `at N = ${format.count(size)}; outside the pauses the time grew ` +
-          `${times(growth((m) => m.ours.outsideGcMs, previous, size))}. The control, Promise.all over the same ` +
+          `${times(growth((m) => m.ours.outsideGcMs, previous, size))}, with page faults per run going from ` +
+          `${format.count(at(previous).ours.pageFaults)} to ${format.count(at(size).ours.pageFaults)} (kernel time ` +
+          `${format.ms(at(previous).ours.systemMs)} to ${format.ms(at(size).ours.systemMs)}): memory the heap takes ` +
+          'afresh from the kernel in every run, as it grows to hold N pending tasks and shrinks again after. ' +
+          'The control, Promise.all over the same ' +
           `tasks without RxJS, grew ${times(growth((m) => m.control.ms, previous, size))} at this doubling and ` +
           `${format.ratio(controlSteepest.ratio)}x at its steepest (${format.count(controlSteepest.previous)} -> ` +
           `${format.count(controlSteepest.size)}). ` +
