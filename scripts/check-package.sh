@@ -47,7 +47,7 @@ echo '--- npm pack'
 tarball="$scratch/$(npm pack --ignore-scripts --silent --pack-destination "$scratch")"
 
 echo '--- publint --strict'
-npx --no-install publint --strict "$tarball" | tee "$scratch/publint.txt"
+NO_COLOR=1 npx --no-install publint --strict "$tarball" | tee "$scratch/publint.txt"
 # publint exits 0 on warnings and suggestions; any of them is a finding here.
 grep -q '^All good!' "$scratch/publint.txt" || { echo 'publint reported findings' >&2; exit 1; }
 

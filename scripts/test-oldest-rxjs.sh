@@ -15,8 +15,8 @@ git ls-files -z --cached --others --exclude-standard | tar --null -T - -cf - | t
 if [ -d ../shared ]; then ln -s "$(cd ../shared && pwd)" "$scratch/shared"; fi
 
 cd "$scratch/repo"
-npm ci --no-audit --no-fund
-npm install --no-save --no-audit --no-fund "rxjs@$oldest"
+npm ci --prefer-offline --no-audit --no-fund
+npm install --prefer-offline --no-save --no-audit --no-fund "rxjs@$oldest"
 installed=$(node -p "require('rxjs/package.json').version")
 if [ "$installed" != "$oldest" ]; then
   echo "expected rxjs $oldest in the scratch copy, found $installed" >&2

@@ -1,0 +1,193 @@
+import { HttpErrorResponse, provideHttpClient } from '@angular/common/http';
+import { HttpTestingController, TestRequest, provideHttpClientTesting } from '@angular/common/http/testing';
+import { TestBed } from '@angular/core/testing';
+import { ItemBulkCreator, type NewItem } from './bulk-create.service';
+
+describe('ItemBulkCreator', () => {
+  let creator: ItemBulkCreator;
+  let httpTesting: HttpTestingController;
+
+  beforeEach(() => {
+    TestBed.configureTestingModule({
+      providers: [provideHttpClient(), provideHttpClientTesting()],
+    });
+    creator = TestBed.inject(ItemBulkCreator);
+    httpTesting = TestBed.inject(HttpTestingController);
+  });
+
+  afterEach(() => {
+    // No request may be left unanswered or unexpected; the tests call it themselves at their end too.
+    httpTesting.verify();
+  });
+
+  const items = (count: number): NewItem[] => Array.from({ length: count }, (_, i) => ({ name: `item-${i}` }));
+
+  /** Takes every request on the wire now (removing them from the controller's open list). */
+  const sentNow = (): TestRequest[] => httpTesting.match({ method: 'POST', url: '/api/items' });
+  const namesOf = (requests: TestRequest[]): string[] => requests.map((request) => (request.request.body as NewItem).name);
+
+  const respondCreated = (request: TestRequest): void => {
+    const body = request.request.body as NewItem;
+    request.flush({ id: `id-${body.name}`, ...body }, { status: 201, statusText: 'Created' });
+  };
+  const respondError = (request: TestRequest, status: number, statusText: string): void =>
+    request.flush({ message: statusText }, { status, statusText });
+
+  /** Answers every request with 201, batch after batch, and returns the batches as names. */
+  const createAll = (): string[][] => {
+    const batches: string[][] = [];
+    for (let batch = sentNow(); batch.length > 0; batch = sentNow()) {
+      batches.push(namesOf(batch));
+      batch.forEach(respondCreated);
+    }
+    return batches;
+  };
+
+  it('sends 1, 2, 4, 8, ... requests, each batch only after the last response of the previous one', () => {
+    creator.create(items(20));
+
+    const expectedSizes = [1, 2, 4, 8, 5];
+    let next = 0;
+    expectedSizes.forEach((size, batchIndex) => {
+      const batch = sentNow();
+      expect(batch.length).toBe(size);
+      expect(namesOf(batch)).toEqual(
+        items(20)
+          .slice(next, next + size)
+          .map((item) => item.name),
+      );
+      expect(creator.progress().batch).toBe(batchIndex);
+      next += size;
+
+      batch.slice(0, -1).forEach((request) => {
+        respondCreated(request);
+        expect(sentNow()).toEqual([]); // the batch is not over: nothing new goes out
+      });
+      respondCreated(batch[batch.length - 1]);
+    });
+
+    expect(sentNow()).toEqual([]);
+    expect(creator.progress()).toEqual({
+      status: 'completed',
+      total: 20,
+      done: 20,
+      failed: 0,
+      skipped: 0,
+      batch: 4,
+      error: undefined,
+    });
+    httpTesting.verify();
+  });
+
+  it('stops after a batch with a 429, reports exact counts, and resume() sends exactly the failed and skipped items', () => {
+    creator.create(items(20));
+    sentNow().forEach(respondCreated); // batch 0: item-0
+    sentNow().forEach(respondCreated); // batch 1: item-1, item-2
+
+    const third = sentNow(); // batch 2: item-3 .. item-6
+    expect(namesOf(third)).toEqual(['item-3', 'item-4', 'item-5', 'item-6']);
+    respondCreated(third[0]);
+    respondError(third[1], 429, 'Too Many Requests');
+    respondError(third[2], 409, 'Conflict');
+    // The siblings of the failed request still run to the end, like Kubernetes' wg.Wait().
+    expect(creator.progress().status).toBe('running');
+    respondCreated(third[3]);
+
+    const { error, ...counts } = creator.progress();
+    expect(counts).toEqual({
+      status: 'failed',
+      total: 20,
+      done: 6, // 1 + 2 + 3 (the 409 included)
+      failed: 1,
+      skipped: 13, // item-7 .. item-19
+      batch: 2,
+    });
+    expect(error).toBeInstanceOf(HttpErrorResponse);
+    expect((error as HttpErrorResponse).status).toBe(429);
+    httpTesting.verify(); // no further request: the quota error cost 4 requests, not 17
+
+    creator.resume();
+    const resumedNames = createAll();
+
+    expect(resumedNames.map((batch) => batch.length)).toEqual([1, 2, 4, 7]);
+    expect(resumedNames.flat()).toEqual([
+      'item-4',
+      ...items(20)
+        .slice(7)
+        .map((item) => item.name),
+    ]);
+    expect(creator.progress()).toEqual({
+      status: 'completed',
+      total: 20,
+      done: 20,
+      failed: 0,
+      skipped: 0,
+      batch: 3,
+      error: undefined,
+    });
+    httpTesting.verify();
+  });
+
+  it('stops after the very first request when it is refused with 403', () => {
+    creator.create(items(10));
+    const [first, ...others] = sentNow();
+    expect(others).toEqual([]);
+    respondError(first, 403, 'Forbidden');
+
+    expect(creator.progress()).toMatchObject({ status: 'failed', done: 0, failed: 1, skipped: 9 });
+    expect((creator.progress().error as HttpErrorResponse).status).toBe(403);
+    httpTesting.verify();
+  });
+
+  it('counts 409 Conflict as created: the item exists', () => {
+    creator.create(items(3));
+    respondError(sentNow()[0], 409, 'Conflict');
+    const [second, third] = sentNow();
+    respondCreated(second);
+    respondError(third, 409, 'Conflict');
+
+    expect(creator.progress()).toMatchObject({ status: 'completed', done: 3, failed: 0, skipped: 0 });
+    httpTesting.verify();
+  });
+
+  it('cancel() mid-batch cancels the requests in flight and sends no more', () => {
+    creator.create(items(10));
+    sentNow().forEach(respondCreated); // 1
+    sentNow().forEach(respondCreated); // 2
+    const third = sentNow(); // 4 in flight
+    respondCreated(third[0]);
+    respondCreated(third[1]);
+    // (Angular's testing backend marks a request `cancelled` whenever its subscription ends, so the two
+    // answered ones read true as well; only the two still in flight tell anything.)
+    const inFlight = third.slice(2);
+    expect(inFlight.map((request) => request.cancelled)).toEqual([false, false]);
+
+    creator.cancel();
+
+    expect(inFlight.map((request) => request.cancelled)).toEqual([true, true]);
+    expect(creator.progress()).toMatchObject({ status: 'cancelled', done: 5, failed: 0, skipped: 0 });
+    httpTesting.verify(); // nothing was sent after the cancellation
+    creator.resume(); // only a failed run resumes
+    httpTesting.verify();
+  });
+
+  it('cancels the requests in flight when the application is destroyed', () => {
+    creator.create(items(3));
+    const [first] = sentNow();
+
+    TestBed.resetTestingModule(); // destroys the root injector, as closing the application does
+
+    expect(first.cancelled).toBe(true);
+    httpTesting.verify();
+  });
+
+  it('refuses to start a second run while one is in progress', () => {
+    creator.create(items(2));
+    expect(() => creator.create(items(2))).toThrow('a run is in progress');
+    expect(() => creator.resume()).toThrow('a run is in progress');
+
+    expect(createAll()).toEqual([['item-0'], ['item-1']]);
+    expect(creator.progress()).toMatchObject({ status: 'completed', total: 2, done: 2 });
+    httpTesting.verify();
+  });
+});
