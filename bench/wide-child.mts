@@ -10,6 +10,8 @@ import { HEAP_SIZE, MERGE_MAP_MAX_SIZE, MERGE_MAP_SLOW_SIZE, WARMUP_TASKS, type 
 import { slowStartBatch } from './subject.mjs';
 
 const size = Number(process.argv[2]);
+/** Only slowStartBatch and the control: for the diagnostic run with a fixed young generation. */
+const oursAndControlOnly = process.argv.includes('--ours-and-control-only');
 if (!Number.isInteger(size) || size < 1) throw new Error(`wide-child.mts: expected a size, got ${String(process.argv[2])}`);
 
 const tasks = gatedTasks(size);
@@ -53,7 +55,7 @@ const controlUsage = withResourceUsage(control);
 const timed = await compare([oursUsage.side, controlUsage.side], { warmupRounds, rounds: ROUNDS, measureGc: true, onSample });
 // mergeMap last, so that the garbage it leaves is not collected during the other runs.
 let mergeMapMs: number | undefined;
-if (size <= MERGE_MAP_MAX_SIZE) {
+if (size <= MERGE_MAP_MAX_SIZE && !oursAndControlOnly) {
   const slow = size > MERGE_MAP_SLOW_SIZE;
   const theirs = await compare([mergeMapSide], { warmupRounds: slow ? 0 : 1, rounds: slow ? 1 : 3, onSample });
   mergeMapMs = theirs.medians.get('mergeMap');
@@ -64,7 +66,7 @@ const result: WideMeasurement = {
   ours: { ...summary(timed, 'ours'), ...oursUsage.medians(ROUNDS) },
   control: { ...summary(timed, 'control'), ...controlUsage.medians(ROUNDS) },
   ...(mergeMapMs === undefined ? {} : { mergeMapMs }),
-  ...(size === HEAP_SIZE ? { heapPerPendingTask: await measureHeapPerPendingTask() } : {}),
+  ...(size === HEAP_SIZE && !oursAndControlOnly ? { heapPerPendingTask: await measureHeapPerPendingTask() } : {}),
 };
 reportToParent(result);
 

@@ -11,6 +11,11 @@ export const WARMUP_TASKS = 200_000;
 /** Where heap per pending task is measured. */
 export const HEAP_SIZE = 80_000;
 const TARGET_DOUBLING = 2.5;
+/**
+ * V8 flags for the diagnostic run: a young generation of a fixed 128 MB, which V8 neither grows nor
+ * shrinks, and which holds up to about 200,000 of our pending tasks without promoting any.
+ */
+export const FIXED_YOUNG_GENERATION = ['--min-semi-space-size=128', '--max-semi-space-size=128'];
 
 /** Medians over the timed runs of one side at one N. */
 export interface SideMeasurement {
@@ -52,6 +57,16 @@ export const wide: Scenario = {
       progress(`N = ${format.count(size)}...`);
       measured.set(size, await runChild<WideMeasurement>('wide-child.mts', [String(size)]));
     }
+    // The same runs again with a young generation that never resizes, to show how much of the growth
+    // is the collector's and the kernel's, not the operator's.
+    const fixedYoung = new Map<number, WideMeasurement>();
+    for (const size of SIZES) {
+      progress(`N = ${format.count(size)}, young generation fixed at 128 MB...`);
+      fixedYoung.set(
+        size,
+        await runChild<WideMeasurement>('wide-child.mts', [String(size), '--ours-and-control-only'], FIXED_YOUNG_GENERATION),
+      );
+    }
     const at = (size: number): WideMeasurement => measured.get(size)!;
     const heap = at(HEAP_SIZE).heapPerPendingTask!;
 
@@ -70,7 +85,7 @@ export const wide: Scenario = {
           `${format.count(at(size).control.pageFaults)} (${format.ms(at(size).control.systemMs)})`,
       });
     }
-    const doublings = SIZES.slice(1).map((size, i) => ({ previous: SIZES[i]!, size }));
+    const doublings = doublingsOf(SIZES);
     const growth = (time: (m: WideMeasurement) => number | undefined, previous: number, size: number): number | undefined => {
       const before = time(at(previous));
       const after = time(at(size));
@@ -87,6 +102,22 @@ export const wide: Scenario = {
           `${times(growth((m) => m.control.ms, previous, size))} / ${times(growth((m) => m.mergeMapMs, previous, size))}`,
       });
     }
+    const fixedGrowth = (previous: number, size: number): number => fixedYoung.get(size)!.ours.ms / fixedYoung.get(previous)!.ours.ms;
+    for (const size of SIZES) {
+      const fixed = fixedYoung.get(size)!;
+      figures.push({
+        label: `young generation fixed at 128 MB, N = ${format.count(size)}: slowStartBatch (GC pauses, page faults) / Promise.all`,
+        value:
+          `${format.ms(fixed.ours.ms)} (${format.ms(fixed.ours.gcMs)}, ${format.count(fixed.ours.pageFaults)}) / ` +
+          format.ms(fixed.control.ms),
+      });
+    }
+    figures.push({
+      label: 'young generation fixed at 128 MB: slowStartBatch time growth per doubling',
+      value: doublingsOf(SIZES)
+        .map(({ previous, size }) => `${format.ratio(fixedGrowth(previous, size))}x`)
+        .join(', '),
+    });
     figures.push({
       label: `heap per pending task, N = ${format.count(HEAP_SIZE)}: slowStartBatch / Promise.all / mergeMap`,
       value: `${format.bytes(heap.ours)} / ${format.bytes(heap.control)} / ${format.bytes(heap.mergeMap)}`,
@@ -111,7 +142,9 @@ export const wide: Scenario = {
         'grows with the square of N, and there one run would take most of the time budget of the whole ' +
         'suite. Each N runs in a process of its own, so that no size collects the garbage of another. Heap ' +
         `per pending task: heap after full collections with all ${format.count(HEAP_SIZE)} tasks pending, ` +
-        'minus the heap before, divided by N.',
+        'minus the heap before, divided by N. Finally, as a diagnostic, slowStartBatch and the control again ' +
+        `with V8's young generation fixed at 128 MB (\`${FIXED_YOUNG_GENERATION.join(' ')}\`), which V8 then ` +
+        'neither grows nor shrinks; the targets are judged on the default run.',
       figures,
       targets: doublings.map(({ previous, size }) => {
         const ratio = growth((m) => m.ours.ms, previous, size)!;
@@ -124,6 +157,8 @@ export const wide: Scenario = {
           `${format.count(at(previous).ours.pageFaults)} to ${format.count(at(size).ours.pageFaults)} (kernel time ` +
           `${format.ms(at(previous).ours.systemMs)} to ${format.ms(at(size).ours.systemMs)}): memory the heap takes ` +
           'afresh from the kernel in every run, as it grows to hold N pending tasks and shrinks again after. ' +
+          `With V8's young generation fixed at 128 MB, so that it never resizes, the same doubling took ` +
+          `${format.ratio(fixedGrowth(previous, size))}x. ` +
           'The control, Promise.all over the same ' +
           `tasks without RxJS, grew ${times(growth((m) => m.control.ms, previous, size))} at this doubling and ` +
           `${format.ratio(controlSteepest.ratio)}x at its steepest (${format.count(controlSteepest.previous)} -> ` +
@@ -146,3 +181,8 @@ export const wide: Scenario = {
     };
   },
 };
+
+/** Each size after the first with the one before it. */
+function doublingsOf(sizes: readonly number[]): { previous: number; size: number }[] {
+  return sizes.slice(1).map((size, i) => ({ previous: sizes[i]!, size }));
+}
