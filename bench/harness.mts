@@ -183,7 +183,7 @@ export const format = {
   ms: (ms: number): string => (ms >= 100 ? ms.toFixed(0) : ms >= 10 ? ms.toFixed(1) : ms.toFixed(2)) + ' ms',
   us: (ms: number): string => (ms * 1000).toFixed(1) + ' µs',
   ratio: (ratio: number): string => ratio.toFixed(2),
-  count: (n: number): string => n.toLocaleString('en-US'),
+  count: (n: number): string => Math.round(n).toLocaleString('en-US'),
   mb: (bytes: number): string => (bytes / 2 ** 20).toFixed(1) + ' MB',
   bytes: (bytes: number): string => bytes.toFixed(1) + ' B',
   samples: (values: readonly number[]): string => values.map((ms) => ms.toFixed(1)).join(', '),

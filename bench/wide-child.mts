@@ -49,7 +49,7 @@ const onSample = (side: Side, round: number, ms: number): void =>
 // Warm up on at least WARMUP_TASKS tasks whatever N is: at N = 10,000 a single warm-up run leaves
 // the timed runs in code that V8 has not finished optimising.
 const warmupRounds = Math.max(1, Math.ceil(WARMUP_TASKS / size));
-const ROUNDS = 9;
+const ROUNDS = 7;
 const oursUsage = withResourceUsage(ours);
 const controlUsage = withResourceUsage(control);
 const timed = await compare([oursUsage.side, controlUsage.side], { warmupRounds, rounds: ROUNDS, measureGc: true, onSample });

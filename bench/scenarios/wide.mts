@@ -52,21 +52,10 @@ export const wide: Scenario = {
   name: 'wide',
   title: 'Wide batches',
   async run() {
-    const measured = new Map<number, WideMeasurement>();
-    for (const size of SIZES) {
-      progress(`N = ${format.count(size)}...`);
-      measured.set(size, await runChild<WideMeasurement>('wide-child.mts', [String(size)]));
-    }
+    const measured = await measureAllSizes([]);
     // The same runs again with a young generation that never resizes, to show how much of the growth
     // is the collector's and the kernel's, not the operator's.
-    const fixedYoung = new Map<number, WideMeasurement>();
-    for (const size of SIZES) {
-      progress(`N = ${format.count(size)}, young generation fixed at 128 MB...`);
-      fixedYoung.set(
-        size,
-        await runChild<WideMeasurement>('wide-child.mts', [String(size), '--ours-and-control-only'], FIXED_YOUNG_GENERATION),
-      );
-    }
+    const fixedYoung = await measureAllSizes(['--ours-and-control-only'], FIXED_YOUNG_GENERATION);
     const at = (size: number): WideMeasurement => measured.get(size)!;
     const heap = at(HEAP_SIZE).heapPerPendingTask!;
 
@@ -133,14 +122,16 @@ export const wide: Scenario = {
         'N factories, each returning a promise that waits on one gate which opens when the last task is ' +
         'invoked, so that all N are pending at once. `from(factories).pipe(slowStartBatch({ initialBatchSize: N }))` ' +
         '(one batch of N), beside a control without RxJS, `Promise.all(factories.map(f => f()))`: warm-up ' +
-        `rounds until ${format.count(WARMUP_TASKS)} tasks have run (at least one), then 9 timed rounds, the two ` +
+        `rounds until ${format.count(WARMUP_TASKS)} tasks have run (at least one), then 7 timed rounds, the two ` +
         'alternating; garbage-collection pauses within each run are taken ' +
         "from Node's `gc` performance entries. Then `from(factories).pipe(mergeMap(f => f()))`, last so that " +
         `its garbage is not collected during the other runs: 1 warm-up and 3 timed rounds up to N = ` +
         `${format.count(MERGE_MAP_SLOW_SIZE)}, a single run at ${format.count(MERGE_MAP_SLOW_SIZE * 2)} and ` +
         `${format.count(MERGE_MAP_MAX_SIZE)}, none at ${format.count(SIZES[SIZES.length - 1]!)}: its time ` +
         'grows with the square of N, and there one run would take most of the time budget of the whole ' +
-        'suite. Each N runs in a process of its own, so that no size collects the garbage of another. Heap ' +
+        'suite. Each N runs in a process of its own, so that no size collects the garbage of another, and ' +
+        'in two passes, smallest to largest and back, whose medians are averaged (for slowStartBatch and the ' +
+        'control), so that a load that rises or falls during the scenario does not bend the growth. Heap ' +
         `per pending task: heap after full collections with all ${format.count(HEAP_SIZE)} tasks pending, ` +
         'minus the heap before, divided by N. Finally, as a diagnostic, slowStartBatch and the control again ' +
         `with V8's young generation fixed at 128 MB (\`${FIXED_YOUNG_GENERATION.join(' ')}\`), which V8 then ` +
@@ -185,4 +176,38 @@ export const wide: Scenario = {
 /** Each size after the first with the one before it. */
 function doublingsOf(sizes: readonly number[]): { previous: number; size: number }[] {
   return sizes.slice(1).map((size, i) => ({ previous: sizes[i]!, size }));
+}
+
+/**
+ * Runs every size in a process of its own, twice: smallest to largest, then largest to smallest, and
+ * averages the two. The sizes can not share a process, so they can not alternate round by round as
+ * the sides of a comparison do; the two passes in opposite orders cancel a load on the machine that
+ * rises or falls steadily while they run. mergeMap and the heap are measured in the first pass only.
+ */
+async function measureAllSizes(args: string[], nodeOptions: string[] = []): Promise<Map<number, WideMeasurement>> {
+  const first = new Map<number, WideMeasurement>();
+  const label = nodeOptions.length === 0 ? '' : ` (${nodeOptions.join(' ')})`;
+  for (const size of SIZES) {
+    progress(`N = ${format.count(size)}${label}, pass 1...`);
+    first.set(size, await runChild<WideMeasurement>('wide-child.mts', [String(size), ...args], nodeOptions));
+  }
+  const averaged = new Map<number, WideMeasurement>();
+  for (const size of [...SIZES].reverse()) {
+    progress(`N = ${format.count(size)}${label}, pass 2...`);
+    const second = await runChild<WideMeasurement>('wide-child.mts', [String(size), ...args, '--ours-and-control-only'], nodeOptions);
+    const one = first.get(size)!;
+    averaged.set(size, { ...one, ours: averageOf(one.ours, second.ours), control: averageOf(one.control, second.control) });
+  }
+  return averaged;
+}
+
+function averageOf(a: SideMeasurement, b: SideMeasurement): SideMeasurement {
+  const mean = (x: number, y: number): number => (x + y) / 2;
+  return {
+    ms: mean(a.ms, b.ms),
+    gcMs: mean(a.gcMs, b.gcMs),
+    outsideGcMs: mean(a.outsideGcMs, b.outsideGcMs),
+    pageFaults: mean(a.pageFaults, b.pageFaults),
+    systemMs: mean(a.systemMs, b.systemMs),
+  };
 }
