@@ -52,9 +52,7 @@ export function createReporter(output: Output, env: Record<string, string | unde
   return {
     start(options) {
       output.write(`${bold('Slow start demo')}: ${describeSettings(options)}\n`);
-      output.write(
-        `The simulated API accepts ${options.quota} calls, then answers 429 Too Many Requests.\n`,
-      );
+      output.write(`The simulated API accepts ${options.quota} calls, then answers 429 Too Many Requests.\n`);
     },
 
     onTaskStart({ batch, startMs }) {

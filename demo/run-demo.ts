@@ -62,7 +62,7 @@ export function runDemo(options: DemoOptions, listener: DemoListener = {}): Prom
   const elapsed = () => performance.now() - startedAt;
 
   // Indexed by TaskContext.index; filled in as factories are called.
-  const tasks: TaskRecord[] = [];
+  const tasks: (TaskRecord | undefined)[] = [];
   const batches: BatchReport[] = [];
 
   // Each factory is only called when slow start decides to run its task: the array itself
@@ -99,7 +99,7 @@ export function runDemo(options: DemoOptions, listener: DemoListener = {}): Prom
     };
   };
 
-  const finish = (cause: unknown | undefined, succeeded: number, skipped: number): DemoResult => {
+  const finish = (cause: unknown, succeeded: number, skipped: number): DemoResult => {
     const invoked = tasks.filter((task) => task !== undefined);
     const summary: DemoSummary = {
       totalTasks: options.tasks,

@@ -5,7 +5,10 @@
 export class QuotaExceededError extends Error {
   readonly status = 429;
 
-  constructor(readonly callNumber: number, readonly quota: number) {
+  constructor(
+    readonly callNumber: number,
+    readonly quota: number,
+  ) {
     super(`429 Too Many Requests: call ${callNumber} is over the quota of ${quota} calls`);
     this.name = 'QuotaExceededError';
   }

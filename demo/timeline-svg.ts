@@ -43,14 +43,12 @@ export function renderTimelineSvg(record: RunRecord): string {
   const plotBottom = PLOT_TOP + plotHeight;
   const maxEnd = Math.max(0, ...tasks.map((task) => task.endMs));
   const ticks = niceTicks(maxEnd);
-  const domainEnd = ticks[ticks.length - 1]!;
+  const domainEnd = ticks[ticks.length - 1];
   const x = (ms: number) => MARGIN_LEFT + (ms / domainEnd) * (plotRight - MARGIN_LEFT);
 
   const succeeded = tasks.filter((task) => task.outcome === 'succeeded').length;
   const failed = tasks.length - succeeded;
-  const title =
-    `Slow start: ${tasks.length} of ${record.totalTasks} tasks called, ` +
-    `${failed} failed, ${record.skipped} skipped`;
+  const title = `Slow start: ${tasks.length} of ${record.totalTasks} tasks called, ` + `${failed} failed, ${record.skipped} skipped`;
 
   const out: string[] = [];
   out.push(
@@ -111,18 +109,14 @@ function groupByBatch(tasks: TaskRecord[]): BatchGroup[] {
     group.push(task);
     groups.set(task.batch, group);
   }
-  return [...groups.entries()]
-    .sort(([a], [b]) => a - b)
-    .map(([batch, groupTasks]) => ({ batch, tasks: groupTasks }));
+  return [...groups.entries()].sort(([a], [b]) => a - b).map(([batch, groupTasks]) => ({ batch, tasks: groupTasks }));
 }
 
 function bar(task: TaskRecord, x: (ms: number) => number, top: number, height: number): string[] {
   const left = x(task.startMs);
   // A task that settles within the same millisecond still gets a visible sliver.
   const width = Math.max(1.5, x(task.endMs) - left);
-  const tooltip =
-    `task ${task.index}, batch ${task.batch}: ${task.outcome}, ` +
-    `${Math.round(task.startMs)}-${Math.round(task.endMs)} ms`;
+  const tooltip = `task ${task.index}, batch ${task.batch}: ${task.outcome}, ` + `${Math.round(task.startMs)}-${Math.round(task.endMs)} ms`;
   const parts = [
     `<rect class="bar ${task.outcome}" data-index="${task.index}" x="${fmt(left)}" y="${fmt(top)}" ` +
       `width="${fmt(width)}" height="${fmt(height)}" fill="${COLOURS[task.outcome]}">` +
@@ -147,8 +141,8 @@ function cross(cx: number, cy: number, half: number, index?: number): string {
 }
 
 function batchLabel(group: BatchGroup, centreY: number, groupHeight: number): string[] {
-  const first = group.tasks[0]!.index;
-  const last = group.tasks[group.tasks.length - 1]!.index;
+  const first = group.tasks[0].index;
+  const last = group.tasks[group.tasks.length - 1].index;
   const range = first === last ? `task ${first}` : `tasks ${first}-${last}`;
   const labelX = MARGIN_LEFT - 10;
   if (groupHeight >= 28) {

@@ -44,7 +44,9 @@ describe('Kubernetes conformance (shared/conformance/kubernetes-slow-start.json)
     const { expected } = testCase;
 
     it('slowStart() over an array matches', () => {
-      const { invoked, emitted, error, completed } = runCase(testCase, (tasks) => slowStart(tasks, { initialBatchSize: testCase.initialBatchSize }));
+      const { invoked, emitted, error, completed } = runCase(testCase, (tasks) =>
+        slowStart(tasks, { initialBatchSize: testCase.initialBatchSize }),
+      );
       expect(ranBatchSizes(emitted, error)).toEqual(expected.batchSizes);
       expect(invoked).toBe(expected.invoked);
       expect(completed).toBe(!expected.errors);
@@ -58,7 +60,9 @@ describe('Kubernetes conformance (shared/conformance/kubernetes-slow-start.json)
     });
 
     it('from(tasks).pipe(slowStartBatch()) matches, with skipped counting only factories received', () => {
-      const { invoked, emitted, error, completed } = runCase(testCase, (tasks) => from(tasks).pipe(slowStartBatch({ initialBatchSize: testCase.initialBatchSize })));
+      const { invoked, emitted, error, completed } = runCase(testCase, (tasks) =>
+        from(tasks).pipe(slowStartBatch({ initialBatchSize: testCase.initialBatchSize })),
+      );
       expect(ranBatchSizes(emitted, error)).toEqual(expected.batchSizes);
       expect(invoked).toBe(expected.invoked);
       expect(completed).toBe(!expected.errors);

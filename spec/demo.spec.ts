@@ -155,6 +155,7 @@ describe('demo command', () => {
       const stdout = captureOutput(true);
       const argv = ['--tasks', '3', '--quota', '1', '--latency', '0', '--seed', '1'];
       await main(argv, { stdout, stderr: captureOutput(), env: { NO_COLOR: '1' } });
+      // eslint-disable-next-line no-control-regex -- matches ANSI colour codes
       expect(stdout.text()).not.toMatch(/\x1b\[\d+m/);
     });
   });
@@ -223,13 +224,7 @@ describe('simulated API', () => {
     const api = createSimulatedApi({ quota: 3, latencyMs: 0, random: () => 0.5 });
     const outcomes = await Promise.allSettled([api.call(), api.call(), api.call(), api.call(), api.call()]);
 
-    expect(outcomes.map((outcome) => outcome.status)).toEqual([
-      'fulfilled',
-      'fulfilled',
-      'fulfilled',
-      'rejected',
-      'rejected',
-    ]);
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled', 'rejected', 'rejected']);
     const rejected = outcomes[3] as PromiseRejectedResult;
     expect(rejected.reason).toBeInstanceOf(QuotaExceededError);
     expect(rejected.reason).toMatchObject({ status: 429, callNumber: 3, quota: 3 });
@@ -300,7 +295,7 @@ function expectWellFormed(svg: string): void {
     position = match.index + match[0].length;
     const [, closing, name, , selfClosing] = match;
     if (closing) expect(stack.pop()).toBe(name);
-    else if (!selfClosing) stack.push(name!);
+    else if (!selfClosing) stack.push(name);
   }
   expect(svg.slice(position).trim()).toBe('');
   expect(stack).toEqual([]);
@@ -317,11 +312,7 @@ describe('timeline SVG', () => {
   });
   const record: RunRecord = {
     totalTasks: 10,
-    tasks: [
-      task(0, 0, 0, 100, 'succeeded'),
-      task(1, 1, 100, 180, 'succeeded'),
-      task(2, 1, 100, 250, 'failed'),
-    ],
+    tasks: [task(0, 0, 0, 100, 'succeeded'), task(1, 1, 100, 180, 'succeeded'), task(2, 1, 100, 250, 'failed')],
     skipped: 7,
     subtitle: 'quota <2> & "friends"',
   };
@@ -334,10 +325,7 @@ describe('timeline SVG', () => {
 
   it('draws one bar per invoked task, coloured by outcome', () => {
     const svg = renderTimelineSvg(record);
-    const bars = [...svg.matchAll(/<rect class="bar (\w+)" data-index="(\d+)"/g)].map(([, outcome, index]) => [
-      Number(index),
-      outcome,
-    ]);
+    const bars = [...svg.matchAll(/<rect class="bar (\w+)" data-index="(\d+)"/g)].map(([, outcome, index]) => [Number(index), outcome]);
     expect(bars).toEqual([
       [0, 'succeeded'],
       [1, 'succeeded'],
@@ -393,7 +381,7 @@ describe('timeline SVG', () => {
     const ticks = niceTicks(max);
     expect(ticks[0]).toBe(0);
     expect(ticks[ticks.length - 1]).toBeGreaterThanOrEqual(max);
-    const step = ticks[1]!;
+    const step = ticks[1];
     ticks.forEach((tick, i) => expect(tick).toBeCloseTo(i * step, 9));
     // The step is 1, 2 or 5 times a power of ten.
     const mantissa = step / 10 ** Math.floor(Math.log10(step));

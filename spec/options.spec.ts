@@ -28,9 +28,17 @@ describe.each(entryPoints)('%s(options)', (_name, call) => {
     [{ growthFactor: NaN }, RangeError, 'Expected `growthFactor` to be a finite number >= 1, got NaN (number)'],
     [{ growthFactor: null }, TypeError, 'Expected `growthFactor` to be a finite number >= 1, got null (null)'],
     [{ maxBatchSize: 0 }, RangeError, 'Expected `maxBatchSize` to be an integer >= `initialBatchSize` (1) or Infinity, got 0 (number)'],
-    [{ initialBatchSize: 4, maxBatchSize: 3 }, RangeError, 'Expected `maxBatchSize` to be an integer >= `initialBatchSize` (4) or Infinity, got 3 (number)'],
+    [
+      { initialBatchSize: 4, maxBatchSize: 3 },
+      RangeError,
+      'Expected `maxBatchSize` to be an integer >= `initialBatchSize` (4) or Infinity, got 3 (number)',
+    ],
     [{ maxBatchSize: 2.5 }, RangeError, 'Expected `maxBatchSize` to be an integer >= `initialBatchSize` (1) or Infinity, got 2.5 (number)'],
-    [{ maxBatchSize: -Infinity }, RangeError, 'Expected `maxBatchSize` to be an integer >= `initialBatchSize` (1) or Infinity, got -Infinity (number)'],
+    [
+      { maxBatchSize: -Infinity },
+      RangeError,
+      'Expected `maxBatchSize` to be an integer >= `initialBatchSize` (1) or Infinity, got -Infinity (number)',
+    ],
     [{ concurrency: 0 }, RangeError, 'Expected `concurrency` to be an integer >= 1 or Infinity, got 0 (number)'],
     [{ concurrency: 1.5 }, RangeError, 'Expected `concurrency` to be an integer >= 1 or Infinity, got 1.5 (number)'],
     [{ concurrency: 2n }, TypeError, 'Expected `concurrency` to be an integer >= 1 or Infinity, got 2n (bigint)'],
@@ -38,9 +46,21 @@ describe.each(entryPoints)('%s(options)', (_name, call) => {
     [{ flushAfter: -0.001 }, RangeError, 'Expected `flushAfter` to be a finite number of milliseconds >= 0, got -0.001 (number)'],
     [{ flushAfter: Infinity }, RangeError, 'Expected `flushAfter` to be a finite number of milliseconds >= 0, got Infinity (number)'],
     [{ flushAfter: '10' }, TypeError, 'Expected `flushAfter` to be a finite number of milliseconds >= 0, got "10" (string)'],
-    [{ scheduler: {} }, TypeError, 'Expected `scheduler` to be a SchedulerLike (an object with `schedule()` and `now()`), got an object (object)'],
-    [{ scheduler: () => 0 }, TypeError, 'Expected `scheduler` to be a SchedulerLike (an object with `schedule()` and `now()`), got function scheduler (function)'],
-    [{ initalBatchSize: 2 }, TypeError, 'Unknown option `initalBatchSize`: expected one of `initialBatchSize`, `growthFactor`, `maxBatchSize`, `concurrency`, `flushAfter`, `scheduler`'],
+    [
+      { scheduler: {} },
+      TypeError,
+      'Expected `scheduler` to be a SchedulerLike (an object with `schedule()` and `now()`), got an object (object)',
+    ],
+    [
+      { scheduler: () => 0 },
+      TypeError,
+      'Expected `scheduler` to be a SchedulerLike (an object with `schedule()` and `now()`), got function scheduler (function)',
+    ],
+    [
+      { initalBatchSize: 2 },
+      TypeError,
+      'Unknown option `initalBatchSize`: expected one of `initialBatchSize`, `growthFactor`, `maxBatchSize`, `concurrency`, `flushAfter`, `scheduler`',
+    ],
     [null, TypeError, 'Expected `options` to be an object or undefined, got null (null)'],
     [5, TypeError, 'Expected `options` to be an object or undefined, got 5 (number)'],
     [[1], TypeError, 'Expected `options` to be an object or undefined, got an array of 1 (object)'],
@@ -69,7 +89,10 @@ describe.each(entryPoints)('%s(options)', (_name, call) => {
 
 describe('slowStart(tasks)', () => {
   it.each([
-    [undefined, 'Expected `tasks` to be an array, an iterable, an async iterable or an ObservableInput of task factories, got undefined (undefined)'],
+    [
+      undefined,
+      'Expected `tasks` to be an array, an iterable, an async iterable or an ObservableInput of task factories, got undefined (undefined)',
+    ],
     [null, 'Expected `tasks` to be an array, an iterable, an async iterable or an ObservableInput of task factories, got null (null)'],
     [42, 'Expected `tasks` to be an array, an iterable, an async iterable or an ObservableInput of task factories, got 42 (number)'],
     [{}, 'Expected `tasks` to be an array, an iterable, an async iterable or an ObservableInput of task factories, got an object (object)'],

@@ -48,7 +48,9 @@ describe('slowStartBatch()', () => {
     createScheduler().run(({ cold, expectObservable }) => {
       const tasks = { a: cold('-1-2-3|'), b: cold('--|'), c: cold('(45|)') };
       const source = cold('(abc|)', factoriesFor(tasks));
-      expectObservable(source.pipe(slowStartBatch({ initialBatchSize: 3 }))).toBe('------(x|)', { x: batch(0, 0, ['3', undefined, '5'], 3) });
+      expectObservable(source.pipe(slowStartBatch({ initialBatchSize: 3 }))).toBe('------(x|)', {
+        x: batch(0, 0, ['3', undefined, '5'], 3),
+      });
     });
   });
 
@@ -92,7 +94,11 @@ describe('slowStartBatch()', () => {
       const source = cold('(ab|)', factoriesFor({ a: cold('---#', undefined, late), b: cold('-#', undefined, early) }));
       const causes = source.pipe(slowStartBatch({ initialBatchSize: 2 }), summarizeError());
       expectObservable(causes).toBe('---(y|)', {
-        y: expect.objectContaining({ cause: early, successes: 0, results: [expect.objectContaining({ reason: late }), expect.objectContaining({ reason: early })] }),
+        y: expect.objectContaining({
+          cause: early,
+          successes: 0,
+          results: [expect.objectContaining({ reason: late }), expect.objectContaining({ reason: early })],
+        }),
       });
     });
   });
@@ -101,7 +107,9 @@ describe('slowStartBatch()', () => {
     createScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
       const tasks = { a: cold('--A|'), b: cold('-B|'), c: cold('-C|'), d: cold('-D|') };
       const source = cold('(abcd|)', factoriesFor(tasks));
-      expectObservable(source.pipe(slowStartBatch({ initialBatchSize: 4, concurrency: 2 }))).toBe('-----(x|)', { x: batch(0, 0, ['A', 'B', 'C', 'D'], 4) });
+      expectObservable(source.pipe(slowStartBatch({ initialBatchSize: 4, concurrency: 2 }))).toBe('-----(x|)', {
+        x: batch(0, 0, ['A', 'B', 'C', 'D'], 4),
+      });
       expectSubscriptions(tasks.a.subscriptions).toBe('^--!');
       expectSubscriptions(tasks.b.subscriptions).toBe('^-!');
       expectSubscriptions(tasks.c.subscriptions).toBe('--^-!');
@@ -140,7 +148,10 @@ describe('slowStartBatch()', () => {
       createScheduler().run(({ cold, expectObservable }) => {
         const source = cold('ab--------|', factoriesFor({ a: cold('-----A|'), b: cold('-B|') }));
         // b arrived at 1 and had waited 5 frames when a settled at 6: it runs at once.
-        expectObservable(source.pipe(slowStartBatch({ flushAfter: 2 }))).toBe('------x-y-|', { x: batch(0, 0, ['A'], 1), y: batch(1, 1, ['B'], 2) });
+        expectObservable(source.pipe(slowStartBatch({ flushAfter: 2 }))).toBe('------x-y-|', {
+          x: batch(0, 0, ['A'], 1),
+          y: batch(1, 1, ['B'], 2),
+        });
       });
     });
 
@@ -214,14 +225,18 @@ describe('slowStartBatch()', () => {
 
     it('handles a single factory', () => {
       createScheduler().run(({ cold, expectObservable }) => {
-        expectObservable(cold('a|', factoriesFor({ a: cold('--A|') })).pipe(slowStartBatch())).toBe('---(x|)', { x: batch(0, 0, ['A'], 1) });
+        expectObservable(cold('a|', factoriesFor({ a: cold('--A|') })).pipe(slowStartBatch())).toBe('---(x|)', {
+          x: batch(0, 0, ['A'], 1),
+        });
       });
     });
 
     it('handles many factories arriving at once', () => {
       const factories = Array.from({ length: 100 }, (_, index) => () => of(index));
       const results: BatchResult<number>[] = [];
-      from(factories).pipe(slowStartBatch()).subscribe((result) => results.push(result));
+      from(factories)
+        .pipe(slowStartBatch())
+        .subscribe((result) => results.push(result));
       expect(results.map((result) => result.size)).toEqual([1, 2, 4, 8, 16, 32, 37]);
       expect(results.flatMap((result) => result.values)).toEqual(factories.map((_, index) => index));
     });
@@ -350,7 +365,9 @@ describe('slowStartBatch()', () => {
         contexts.push([index, batchIndex]);
         return of(index);
       };
-      from(Array.from({ length: 7 }, () => factory)).pipe(slowStartBatch()).subscribe();
+      from(Array.from({ length: 7 }, () => factory))
+        .pipe(slowStartBatch())
+        .subscribe();
       expect(contexts).toEqual([
         [0, 0],
         [1, 1],

@@ -1,15 +1,34 @@
 import { firstValueFrom, lastValueFrom, materialize, of, Subject, take, throwError, timer, map, toArray, defer } from 'rxjs';
 import { isSlowStartBatchError, slowStart, type BatchResult, type SlowStartBatchError, type TaskFactory } from '../src/index';
 
-const succeed = (value: number): TaskFactory<number> => () => of(value);
-const fail = (reason: unknown): TaskFactory<number> => () => throwError(() => reason);
+const succeed =
+  (value: number): TaskFactory<number> =>
+  () =>
+    of(value);
+const fail =
+  (reason: unknown): TaskFactory<number> =>
+  () =>
+    throwError(() => reason);
 
 function collect<T>(source: import('rxjs').Observable<T>) {
   const values: T[] = [];
   let error: unknown;
   let completed = false;
-  const subscription = source.subscribe({ next: (value) => values.push(value), error: (e: unknown) => (error = e), complete: () => (completed = true) });
-  return { values, get error() { return error; }, get completed() { return completed; }, subscription };
+  const subscription = source.subscribe({
+    next: (value) => values.push(value),
+    error: (e: unknown) => (error = e),
+    complete: () => (completed = true),
+  });
+  return {
+    values,
+    get error() {
+      return error;
+    },
+    get completed() {
+      return completed;
+    },
+    subscription,
+  };
 }
 
 describe('slowStart() over an array', () => {
@@ -25,12 +44,18 @@ describe('slowStart() over an array', () => {
 
   it('lets a caller resume from remaining', async () => {
     let quota = 3;
-    const task = (value: number): TaskFactory<number> => () => (quota-- > 0 ? of(value) : throwError(() => new Error('quota')));
+    const task =
+      (value: number): TaskFactory<number> =>
+      () =>
+        quota-- > 0 ? of(value) : throwError(() => new Error('quota'));
     const tasks = Array.from({ length: 10 }, (_, index) => task(index));
     const first = await lastValueFrom(slowStart(tasks).pipe(materialize(), toArray()));
     const error = first.at(-1)?.error as SlowStartBatchError<number>;
     quota = Infinity;
-    const retry = [...error.results.filter((result) => result.status === 'rejected').map((result) => tasks[result.index]), ...error.remaining];
+    const retry = [
+      ...error.results.filter((result) => result.status === 'rejected').map((result) => tasks[result.index]),
+      ...error.remaining,
+    ];
     const resumed = await lastValueFrom(slowStart(retry).pipe(toArray()));
     expect(resumed.flatMap((result) => result.values)).toEqual([3, 4, 5, 6, 7, 8, 9]);
   });

@@ -11,7 +11,12 @@ function lastResult<T>(source: Observable<BatchResult<T>>): BatchResult<T> | und
 }
 
 describe('a call stack that does not grow with the number of tasks', () => {
-  const million = Array.from({ length: 1_000_000 }, (_, index): TaskFactory<number> => () => of(index));
+  const million = Array.from(
+    { length: 1_000_000 },
+    (_, index): TaskFactory<number> =>
+      () =>
+        of(index),
+  );
 
   it.each([1, Infinity])('runs a batch of 1,000,000 synchronous tasks with concurrency %p', (concurrency) => {
     const result = lastResult(slowStart(million, { initialBatchSize: million.length, concurrency }));
@@ -25,14 +30,17 @@ describe('a call stack that does not grow with the number of tasks', () => {
     expect(result?.successes).toBe(1_000_000);
   });
 
-  it.each([1, Infinity])('runs a batch whose first task is asynchronous and whose other 100,000 are synchronous, with concurrency %p', async (concurrency) => {
-    const tasks: TaskFactory<number>[] = [() => timer(1).pipe(map(() => -1)), ...million.slice(0, 100_000)];
-    const results = await lastValueFrom(slowStart(tasks, { initialBatchSize: tasks.length, concurrency }).pipe(toArray()));
-    expect(results).toHaveLength(1);
-    expect(results[0].successes).toBe(100_001);
-    expect(results[0].values[0]).toBe(-1);
-    expect(results[0].values[100_000]).toBe(99_999);
-  });
+  it.each([1, Infinity])(
+    'runs a batch whose first task is asynchronous and whose other 100,000 are synchronous, with concurrency %p',
+    async (concurrency) => {
+      const tasks: TaskFactory<number>[] = [() => timer(1).pipe(map(() => -1)), ...million.slice(0, 100_000)];
+      const results = await lastValueFrom(slowStart(tasks, { initialBatchSize: tasks.length, concurrency }).pipe(toArray()));
+      expect(results).toHaveLength(1);
+      expect(results[0].successes).toBe(100_001);
+      expect(results[0].values[0]).toBe(-1);
+      expect(results[0].values[100_000]).toBe(99_999);
+    },
+  );
 
   it('runs 100,000 synchronous tasks queued behind an asynchronous one through the operator, in batches', async () => {
     const tasks: TaskFactory<number>[] = [() => timer(1).pipe(map(() => -1)), ...million.slice(0, 100_000)];
@@ -45,14 +53,17 @@ describe('a call stack that does not grow with the number of tasks', () => {
 describe('state per subscription', () => {
   it('restarts from batch 0 and initialBatchSize under retry()', async () => {
     let failNext = true;
-    const tasks = Array.from({ length: 10 }, (_, index): TaskFactory<number> => () =>
-      defer(() => {
-        if (index === 4 && failNext) {
-          failNext = false;
-          return throwError(() => new Error('transient'));
-        }
-        return of(index);
-      }),
+    const tasks = Array.from(
+      { length: 10 },
+      (_, index): TaskFactory<number> =>
+        () =>
+          defer(() => {
+            if (index === 4 && failNext) {
+              failNext = false;
+              return throwError(() => new Error('transient'));
+            }
+            return of(index);
+          }),
     );
     const results = await lastValueFrom(from(tasks).pipe(slowStartBatch({ initialBatchSize: 2 }), retry(1), toArray()));
     // First run: [0, 1] succeeds, [2, 3, 4, 5] fails. The retry starts again with a batch of 2.

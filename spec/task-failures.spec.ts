@@ -12,7 +12,9 @@ async function failureOf(failing: unknown): Promise<SlowStartBatchError<string>>
         return 'sibling';
       }),
     );
-  const notifications = await firstValueFrom(slowStart([failing as TaskFactory<string>, sibling], { initialBatchSize: 2 }).pipe(materialize(), toArray()));
+  const notifications = await firstValueFrom(
+    slowStart([failing as TaskFactory<string>, sibling], { initialBatchSize: 2 }).pipe(materialize(), toArray()),
+  );
   expect(notifications).toHaveLength(1);
   const error = notifications[0].error as unknown;
   expect(isSlowStartBatchError(error)).toBe(true);
@@ -60,7 +62,13 @@ describe('a task fails when', () => {
   });
 
   it('its observable errors later', async () => {
-    const failure = await failureOf(() => timer(1).pipe(map(() => { throw 'late error'; })));
+    const failure = await failureOf(() =>
+      timer(1).pipe(
+        map(() => {
+          throw 'late error';
+        }),
+      ),
+    );
     expect(failure.cause).toBe('late error');
   });
 
@@ -114,7 +122,9 @@ describe('a task succeeds', () => {
 
 describe('SlowStartBatchError', () => {
   it('states the counts in its message, with singulars where they belong', async () => {
-    const error = await firstValueFrom(slowStart([() => Promise.reject(new Error('x')), () => of(1)]).pipe(materialize())).then((n) => n.error as SlowStartBatchError);
+    const error = await firstValueFrom(slowStart([() => Promise.reject(new Error('x')), () => of(1)]).pipe(materialize())).then(
+      (n) => n.error as SlowStartBatchError,
+    );
     expect(error.name).toBe('SlowStartBatchError');
     expect(error.message).toBe('slowStartBatch: 1 of 1 task failed in batch 0; 0 tasks succeeded in all; 1 task skipped');
     expect(error).toBeInstanceOf(SlowStartBatchError);
@@ -125,16 +135,32 @@ describe('SlowStartBatchError', () => {
   it('is recognised by isSlowStartBatchError across two loaded copies of the package', () => {
     let otherCopy: typeof import('../src/index') | undefined;
     jest.isolateModules(() => {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports -- jest.isolateModules needs a synchronous require
       otherCopy = require('../src/index') as typeof import('../src/index');
     });
     expect(otherCopy?.SlowStartBatchError).not.toBe(SlowStartBatchError);
-    const foreign = new otherCopy!.SlowStartBatchError({ batch: 0, startIndex: 0, size: 1, successes: 0, results: [], cause: 'x', remaining: [] });
+    const foreign = new otherCopy!.SlowStartBatchError({
+      batch: 0,
+      startIndex: 0,
+      size: 1,
+      successes: 0,
+      results: [],
+      cause: 'x',
+      remaining: [],
+    });
     expect(foreign instanceof SlowStartBatchError).toBe(false);
     expect(isSlowStartBatchError(foreign)).toBe(true);
-    expect(otherCopy!.isSlowStartBatchError(new SlowStartBatchError({ batch: 0, startIndex: 0, size: 1, successes: 0, results: [], cause: 'x', remaining: [] }))).toBe(true);
+    expect(
+      otherCopy!.isSlowStartBatchError(
+        new SlowStartBatchError({ batch: 0, startIndex: 0, size: 1, successes: 0, results: [], cause: 'x', remaining: [] }),
+      ),
+    ).toBe(true);
   });
 
-  it.each([new Error('plain'), { name: 'SlowStartBatchError' }, null, undefined, 'SlowStartBatchError'])('is not claimed for %p', (value) => {
-    expect(isSlowStartBatchError(value)).toBe(false);
-  });
+  it.each([new Error('plain'), { name: 'SlowStartBatchError' }, null, undefined, 'SlowStartBatchError'])(
+    'is not claimed for %p',
+    (value) => {
+      expect(isSlowStartBatchError(value)).toBe(false);
+    },
+  );
 });
