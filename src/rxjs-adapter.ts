@@ -1,7 +1,25 @@
 // What the RxJS-free runner needs from RxJS: subscriptions to tasks and sources, the scheduler's clock
 // and timers, and the subscriber to notify. Only RxJS's public API is used.
-import { asyncScheduler, config, from, Observable, Subject, takeUntil, type ObservableInput, type SchedulerLike, type Subscriber, type Subscription } from 'rxjs';
-import { createBatchRunner, type Cancellable, type FactoryFeed, type FactorySink, type RunnerHost, type TaskObserver } from './batch-runner.js';
+import {
+  asyncScheduler,
+  config,
+  from,
+  Observable,
+  Subject,
+  takeUntil,
+  type ObservableInput,
+  type SchedulerLike,
+  type Subscriber,
+  type Subscription,
+} from 'rxjs';
+import {
+  createBatchRunner,
+  type Cancellable,
+  type FactoryFeed,
+  type FactorySink,
+  type RunnerHost,
+  type TaskObserver,
+} from './batch-runner.js';
 import type { ResolvedOptions } from './options.js';
 import type { BatchResult } from './types.js';
 
