@@ -12,10 +12,9 @@ import { fileURLToPath } from 'node:url';
 export const benchDir = dirname(fileURLToPath(import.meta.url));
 export const repoRoot = resolve(benchDir, '..');
 
-/** `nodeOptions` go to Node itself, before the file: V8 flags for a diagnostic run, say. */
-export function runChild<T>(file: string, args: readonly string[], nodeOptions: readonly string[] = []): Promise<T> {
+export function runChild<T>(file: string, args: readonly string[]): Promise<T> {
   return new Promise((resolvePromise, reject) => {
-    const nodeArgs = ['--expose-gc', ...nodeOptions, '--import', 'tsx', resolve(benchDir, file), ...args];
+    const nodeArgs = ['--expose-gc', '--import', 'tsx', resolve(benchDir, file), ...args];
     const child = spawn(process.execPath, nodeArgs, {
       cwd: repoRoot, // where `--import tsx` is resolved from
       stdio: ['ignore', 'pipe', 'inherit'],

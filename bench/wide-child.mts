@@ -10,7 +10,7 @@ import { HEAP_SIZE, MERGE_MAP_MAX_SIZE, MERGE_MAP_SLOW_SIZE, WARMUP_TASKS, type 
 import { slowStartBatch } from './subject.mjs';
 
 const size = Number(process.argv[2]);
-/** Only slowStartBatch and the control: for the diagnostic run with a fixed young generation. */
+/** Only slowStartBatch and the control: for the second pass (see scenarios/wide.mts). */
 const oursAndControlOnly = process.argv.includes('--ours-and-control-only');
 if (!Number.isInteger(size) || size < 1) throw new Error(`wide-child.mts: expected a size, got ${String(process.argv[2])}`);
 

@@ -11,11 +11,6 @@ export const WARMUP_TASKS = 200_000;
 /** Where heap per pending task is measured. */
 export const HEAP_SIZE = 80_000;
 const TARGET_DOUBLING = 2.5;
-/**
- * V8 flags for the diagnostic run: a young generation of a fixed 128 MB, which V8 neither grows nor
- * shrinks, and which holds up to about 200,000 of our pending tasks without promoting any.
- */
-export const FIXED_YOUNG_GENERATION = ['--min-semi-space-size=128', '--max-semi-space-size=128'];
 
 /** Medians over the timed runs of one side at one N. */
 export interface SideMeasurement {
@@ -52,10 +47,7 @@ export const wide: Scenario = {
   name: 'wide',
   title: 'Wide batches',
   async run() {
-    const measured = await measureAllSizes([]);
-    // The same runs again with a young generation that never resizes, to show how much of the growth
-    // is the collector's and the kernel's, not the operator's.
-    const fixedYoung = await measureAllSizes(['--ours-and-control-only'], FIXED_YOUNG_GENERATION);
+    const measured = await measureAllSizes();
     const at = (size: number): WideMeasurement => measured.get(size)!;
     const heap = at(HEAP_SIZE).heapPerPendingTask!;
 
@@ -91,22 +83,6 @@ export const wide: Scenario = {
           `${times(growth((m) => m.control.ms, previous, size))} / ${times(growth((m) => m.mergeMapMs, previous, size))}`,
       });
     }
-    const fixedGrowth = (previous: number, size: number): number => fixedYoung.get(size)!.ours.ms / fixedYoung.get(previous)!.ours.ms;
-    for (const size of SIZES) {
-      const fixed = fixedYoung.get(size)!;
-      figures.push({
-        label: `young generation fixed at 128 MB, N = ${format.count(size)}: slowStartBatch (GC pauses, page faults) / Promise.all`,
-        value:
-          `${format.ms(fixed.ours.ms)} (${format.ms(fixed.ours.gcMs)}, ${format.count(fixed.ours.pageFaults)}) / ` +
-          format.ms(fixed.control.ms),
-      });
-    }
-    figures.push({
-      label: 'young generation fixed at 128 MB: slowStartBatch time growth per doubling',
-      value: doublingsOf(SIZES)
-        .map(({ previous, size }) => `${format.ratio(fixedGrowth(previous, size))}x`)
-        .join(', '),
-    });
     figures.push({
       label: `heap per pending task, N = ${format.count(HEAP_SIZE)}: slowStartBatch / Promise.all / mergeMap`,
       value: `${format.bytes(heap.ours)} / ${format.bytes(heap.control)} / ${format.bytes(heap.mergeMap)}`,
@@ -133,9 +109,7 @@ export const wide: Scenario = {
         'in two passes, smallest to largest and back, whose medians are averaged (for slowStartBatch and the ' +
         'control), so that a load that rises or falls during the scenario does not bend the growth. Heap ' +
         `per pending task: heap after full collections with all ${format.count(HEAP_SIZE)} tasks pending, ` +
-        'minus the heap before, divided by N. Finally, as a diagnostic, slowStartBatch and the control again ' +
-        `with V8's young generation fixed at 128 MB (\`${FIXED_YOUNG_GENERATION.join(' ')}\`), which V8 then ` +
-        'neither grows nor shrinks; the targets are judged on the default run.',
+        'minus the heap before, divided by N.',
       figures,
       targets: doublings.map(({ previous, size }) => {
         const ratio = growth((m) => m.ours.ms, previous, size)!;
@@ -148,8 +122,6 @@ export const wide: Scenario = {
           `${format.count(at(previous).ours.pageFaults)} to ${format.count(at(size).ours.pageFaults)} (kernel time ` +
           `${format.ms(at(previous).ours.systemMs)} to ${format.ms(at(size).ours.systemMs)}): memory the heap takes ` +
           'afresh from the kernel in every run, as it grows to hold N pending tasks and shrinks again after. ' +
-          `With V8's young generation fixed at 128 MB, so that it never resizes, the same doubling took ` +
-          `${format.ratio(fixedGrowth(previous, size))}x. ` +
           'The control, Promise.all over the same ' +
           `tasks without RxJS, grew ${times(growth((m) => m.control.ms, previous, size))} at this doubling and ` +
           `${format.ratio(controlSteepest.ratio)}x at its steepest (${format.count(controlSteepest.previous)} -> ` +
@@ -184,17 +156,16 @@ function doublingsOf(sizes: readonly number[]): { previous: number; size: number
  * the sides of a comparison do; the two passes in opposite orders cancel a load on the machine that
  * rises or falls steadily while they run. mergeMap and the heap are measured in the first pass only.
  */
-async function measureAllSizes(args: string[], nodeOptions: string[] = []): Promise<Map<number, WideMeasurement>> {
+async function measureAllSizes(): Promise<Map<number, WideMeasurement>> {
   const first = new Map<number, WideMeasurement>();
-  const label = nodeOptions.length === 0 ? '' : ` (${nodeOptions.join(' ')})`;
   for (const size of SIZES) {
-    progress(`N = ${format.count(size)}${label}, pass 1...`);
-    first.set(size, await runChild<WideMeasurement>('wide-child.mts', [String(size), ...args], nodeOptions));
+    progress(`N = ${format.count(size)}, pass 1...`);
+    first.set(size, await runChild<WideMeasurement>('wide-child.mts', [String(size)]));
   }
   const averaged = new Map<number, WideMeasurement>();
   for (const size of [...SIZES].reverse()) {
-    progress(`N = ${format.count(size)}${label}, pass 2...`);
-    const second = await runChild<WideMeasurement>('wide-child.mts', [String(size), ...args, '--ours-and-control-only'], nodeOptions);
+    progress(`N = ${format.count(size)}, pass 2...`);
+    const second = await runChild<WideMeasurement>('wide-child.mts', [String(size), '--ours-and-control-only']);
     const one = first.get(size)!;
     averaged.set(size, { ...one, ours: averageOf(one.ours, second.ours), control: averageOf(one.control, second.control) });
   }
