@@ -149,6 +149,20 @@ export async function timeOnce(run: () => Promise<unknown>): Promise<number> {
   return performance.now() - start;
 }
 
+/**
+ * The median, over the rounds, of `numerator`'s time divided by `denominator`'s in the same round.
+ * Both ran under the same load, so a round where the machine was busy for both still gives a fair
+ * ratio; a ratio of the two medians can instead take one median from a busy stretch and the other
+ * from a quiet one. `cpu` uses CPU times instead of wall-clock times.
+ */
+export function medianRatio(comparison: Comparison, numerator: string, denominator: string, { cpu = false } = {}): number {
+  const samples = cpu ? comparison.cpuSamples : comparison.samples;
+  const top = samples.get(numerator)!;
+  const bottom = samples.get(denominator)!;
+  if (top.length !== bottom.length) throw new RangeError(`medianRatio(): ${numerator} and ${denominator} ran different rounds`);
+  return median(top.map((value, round) => value / bottom[round]!));
+}
+
 export function median(values: readonly number[]): number {
   if (values.length === 0) throw new RangeError('median() of no values');
   const sorted = [...values].sort((a, b) => a - b);

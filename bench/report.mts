@@ -141,8 +141,10 @@ export function markdownReport(results: readonly ScenarioResult[], environment: 
     '- Each scenario runs in a fresh `node --expose-gc` process (TypeScript through `tsx`), so that no ' +
       "scenario inherits another's compiled code or heap.",
     '- In a comparison, every side runs once per round, and the order of the sides alternates from round ' +
-      'to round. Warm-up rounds come first and are not counted. Each figure is the **median** of the timed ' +
-      'rounds, and a ratio is the ratio of two medians.',
+      'to round. Warm-up rounds come first and are not counted. Each time is the **median** of the timed ' +
+      'rounds. A ratio between two sides is the median of their per-round ratios: both ran under the same ' +
+      'load in a round, whereas the two medians can come from a busy stretch and a quiet one. (The wide ' +
+      'batches, whose sizes run in separate processes, are the exception: there, ratios of medians.)',
     '- No garbage collection is forced between runs: a forced full collection right before a short run ' +
       'made that run several times slower here. The alternating order shares the cost of collecting ' +
       'garbage between the sides.',

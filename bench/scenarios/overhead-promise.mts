@@ -1,5 +1,5 @@
 import pMap from 'p-map';
-import { compare, drain, expectEqual, format, progress, type Scenario } from '../harness.mjs';
+import { compare, medianRatio, drain, expectEqual, format, progress, type Scenario } from '../harness.mjs';
 import { slowStart } from '../subject.mjs';
 
 const TASKS = 100_000;
@@ -42,14 +42,14 @@ export const overheadPromise: Scenario = {
 
     const ours = comparison.medians.get('slowStart')!;
     const theirs = comparison.medians.get('p-map')!;
-    const ratio = ours / theirs;
+    const ratio = medianRatio(comparison, 'slowStart', 'p-map');
     return {
       name: this.name,
       title: this.title,
       method:
         `${format.count(TASKS)} functions \`async () => i\` from one array, through \`slowStart(tasks)\` ` +
         '(default options) and through `pMap(tasks, task => task())` (p-map 7, unbounded concurrency). ' +
-        '2 warm-up rounds, then 15 timed rounds; the two sides alternate within each round.',
+        '2 warm-up rounds, then 15 timed rounds; the two sides alternate within each round. The ratio is the median of the per-round ratios.',
       figures: [
         { label: 'slowStart, median', value: format.ms(ours) },
         { label: 'p-map, median', value: format.ms(theirs) },
@@ -57,7 +57,7 @@ export const overheadPromise: Scenario = {
         { label: 'p-map per task', value: format.us(theirs / TASKS) },
         {
           label: 'CPU time ratio (second opinion: less sensitive to other processes)',
-          value: format.ratio(comparison.cpuMedians.get('slowStart')! / comparison.cpuMedians.get('p-map')!),
+          value: format.ratio(medianRatio(comparison, 'slowStart', 'p-map', { cpu: true })),
         },
         { label: 'slowStart samples (ms)', value: format.samples(comparison.samples.get('slowStart')!) },
         { label: 'p-map samples (ms)', value: format.samples(comparison.samples.get('p-map')!) },

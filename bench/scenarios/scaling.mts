@@ -1,5 +1,5 @@
 import { from, mergeMap, of, type Observable } from 'rxjs';
-import { compare, drain, expectEqual, format, progress, type Scenario, type Side } from '../harness.mjs';
+import { compare, drain, expectEqual, format, medianRatio, progress, type Scenario, type Side } from '../harness.mjs';
 import { slowStartBatch } from '../subject.mjs';
 
 const SMALL = 100_000;
@@ -42,11 +42,10 @@ export const scaling: Scenario = {
     });
 
     const median = (name: string): number => comparison.medians.get(name)!;
-    const ourRatio = median(`slowStartBatch ${LARGE}`) / median(`slowStartBatch ${SMALL}`);
-    const theirRatio = median(`mergeMap ${LARGE}`) / median(`mergeMap ${SMALL}`);
-    const cpu = (name: string): number => comparison.cpuMedians.get(name)!;
-    const ourCpuRatio = cpu(`slowStartBatch ${LARGE}`) / cpu(`slowStartBatch ${SMALL}`);
-    const theirCpuRatio = cpu(`mergeMap ${LARGE}`) / cpu(`mergeMap ${SMALL}`);
+    const ourRatio = medianRatio(comparison, `slowStartBatch ${LARGE}`, `slowStartBatch ${SMALL}`);
+    const theirRatio = medianRatio(comparison, `mergeMap ${LARGE}`, `mergeMap ${SMALL}`);
+    const ourCpuRatio = medianRatio(comparison, `slowStartBatch ${LARGE}`, `slowStartBatch ${SMALL}`, { cpu: true });
+    const theirCpuRatio = medianRatio(comparison, `mergeMap ${LARGE}`, `mergeMap ${SMALL}`, { cpu: true });
     const inRange = (ratio: number): boolean => ratio >= RATIO_RANGE[0] && ratio <= RATIO_RANGE[1];
     const met = inRange(ourRatio);
     return {
@@ -55,7 +54,7 @@ export const scaling: Scenario = {
       method:
         `The overhead-sync workload (\`() => of(i)\` factories through \`slowStartBatch()\`) at ` +
         `${format.count(SMALL)} and ${format.count(LARGE)} tasks, with \`mergeMap\` over the same factories ` +
-        'for reference. 2 warm-up rounds, then 11 timed rounds; all four runs alternate within each round.',
+        'for reference. 2 warm-up rounds, then 11 timed rounds; all four runs alternate within each round. Each ratio is the median of the per-round ratios.',
       figures: [
         { label: `slowStartBatch, ${format.count(SMALL)} tasks`, value: format.ms(median(`slowStartBatch ${SMALL}`)) },
         { label: `slowStartBatch, ${format.count(LARGE)} tasks`, value: format.ms(median(`slowStartBatch ${LARGE}`)) },
