@@ -199,7 +199,13 @@ export class BatchPlanner<F, T> {
     if (batch.failures.length === 0) {
       // Growth follows the size that ran: a batch cut short proves no more than its own size.
       this.batchSize = nextBatchSize(batch.size, this.options);
-      const result = { batch: batch.index, startIndex: batch.startIndex, size: batch.size, values: batch.values, successes: this.successes };
+      const result = {
+        batch: batch.index,
+        startIndex: batch.startIndex,
+        size: batch.size,
+        values: batch.values,
+        successes: this.successes,
+      };
       return { failed: false, result };
     }
     const reasons = new Map(batch.failures.map((failure) => [failure.position, failure.reason]));

@@ -133,7 +133,11 @@ export interface BatchRunner {
  * `start`, so that an unsubscription during a synchronous start (`take(1)` after the first batch of
  * a synchronous source) stops the run at once.
  */
-export function createBatchRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactorySink) => FactoryFeed, options: ResolvedOptions): BatchRunner {
+export function createBatchRunner<T>(
+  host: RunnerHost<T>,
+  createFeed: (sink: FactorySink) => FactoryFeed,
+  options: ResolvedOptions,
+): BatchRunner {
   const { concurrency, flushAfter } = options;
   /** Waiting factories, batch sizes and outcomes. */
   const planner = new BatchPlanner<unknown, T>(options, flushAfter !== undefined);
@@ -202,6 +206,7 @@ export function createBatchRunner<T>(host: RunnerHost<T>, createFeed: (sink: Fac
         if (batch !== undefined && !closed) {
           launchTasks(batch);
           // `closed` first: a task that made the consumer unsubscribe has left no batch behind.
+          // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- launchTasks may have closed the run
           if (!closed && batch.settled === batch.size) {
             finishBatch(batch);
             // With the batch gone, the next one may start at once: no timer hop between batches.
@@ -254,12 +259,14 @@ export function createBatchRunner<T>(host: RunnerHost<T>, createFeed: (sink: Fac
         }
         const input = (factory as TaskFactory<T>)(context);
         // The factory may have caused an unsubscription; then its task must not start.
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- set by a re-entrant stop()
         if (closed) {
           context.abort();
           return;
         }
         const subscription = host.subscribeTask(input, run);
         if (run.settled) continue;
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- set by a re-entrant stop()
         if (closed) {
           // Unsubscribed while the task was subscribing: `stop` could not see it yet.
           run.subscription = subscription;
