@@ -1,0 +1,315 @@
+/**
+ * Runs one generated scenario against the real operator in virtual time and records everything the
+ * properties compare with the reference model.
+ *
+ * Time: a plain RxJS `VirtualTimeScheduler` (the base of `TestScheduler`) stepped one action at a time.
+ * `TestScheduler.run` cannot be used because promise tasks settle in microtasks, which its synchronous
+ * flush never lets run; stepping by hand lets the driver drain the microtask queue after every action,
+ * exactly like the event loop and like the model. Every task delay, source arrival and `flushAfter`
+ * timer goes through this scheduler, so a run is deterministic.
+ */
+import { Observable, Subject, Subscription, VirtualTimeScheduler, from, take, type ObservableInput } from 'rxjs';
+import { slowStart, slowStartBatch, type BatchResult, type SlowStartOptions, type TaskContext, type TaskFactory } from '../../src/index.js';
+import { OPERATOR_MADE_ERROR, type ModelScenario, type Settlement, type TaskPlan, type UnsubscribePlan } from './slow-start-model.js';
+
+/** How a task is built. Each kind maps to one `TaskPlan` of the model (see `toTaskPlan`). */
+export type TaskKind =
+  /** An observable that emits `values` and completes, synchronously or after `delay`. */
+  | { kind: 'observable'; values: unknown[]; delay: number | null; valuesEarly: boolean }
+  /** An observable that emits `valuesBefore` values and errors with `reason`. */
+  | { kind: 'observableError'; valuesBefore: unknown[]; reason: unknown; delay: number | null }
+  /** A factory returning an array (an `ObservableInput` that completes synchronously). */
+  | { kind: 'array'; values: unknown[] }
+  /** A promise that resolves or rejects: already settled (`delay: null`) or settled by a timer. */
+  | { kind: 'promise'; ok: boolean; valueOrReason: unknown; delay: number | null }
+  /** A factory that throws. */
+  | { kind: 'throw'; reason: unknown }
+  /** A factory returning something that is not an `ObservableInput`. */
+  | { kind: 'notInput'; returned: unknown }
+  /** A source item that is not a function at all. */
+  | { kind: 'notFunction'; item: unknown };
+
+export type SourceKind =
+  | { kind: 'array' }
+  | { kind: 'generator' }
+  | {
+      kind: 'subject';
+      /** Item groups: `count` items arriving `gap` time units after the previous group. */
+      arrivals: { time: number; count: number }[];
+      end: { kind: 'complete'; time: number } | { kind: 'error'; time: number; error: unknown } | { kind: 'never' };
+    };
+
+export interface Scenario {
+  api: 'operator' | 'slowStart';
+  options: SlowStartOptions;
+  tasks: TaskKind[];
+  source: SourceKind;
+  unsubscribe: UnsubscribePlan;
+}
+
+export function toTaskPlan(task: TaskKind): TaskPlan {
+  const timed = (delay: number | null, viaPromise: boolean): Settlement =>
+    delay === null ? (viaPromise ? { kind: 'microtask' } : { kind: 'sync' }) : { kind: 'timer', delay, viaPromise };
+  switch (task.kind) {
+    case 'observable':
+      return { outcome: { ok: true, value: task.values.at(-1) }, settles: timed(task.delay, false), isFunction: true };
+    case 'observableError':
+      return { outcome: { ok: false, reason: task.reason }, settles: timed(task.delay, false), isFunction: true };
+    case 'array':
+      return { outcome: { ok: true, value: task.values.at(-1) }, settles: { kind: 'sync' }, isFunction: true };
+    case 'promise':
+      return {
+        outcome: task.ok ? { ok: true, value: task.valueOrReason } : { ok: false, reason: task.valueOrReason },
+        settles: timed(task.delay, true),
+        isFunction: true,
+      };
+    case 'throw':
+      return { outcome: { ok: false, reason: task.reason }, settles: { kind: 'sync' }, isFunction: true };
+    case 'notInput':
+      return { outcome: { ok: false, reason: OPERATOR_MADE_ERROR }, settles: { kind: 'sync' }, isFunction: true };
+    case 'notFunction':
+      return { outcome: { ok: false, reason: OPERATOR_MADE_ERROR }, settles: { kind: 'sync' }, isFunction: false };
+  }
+}
+
+export function toModelScenario(s: Scenario): ModelScenario {
+  return {
+    options: s.options,
+    tasks: s.tasks.map(toTaskPlan),
+    source: s.source.kind === 'subject' ? { kind: 'timed', arrivals: s.source.arrivals, end: s.source.end } : { kind: 'sync' },
+    unsubscribe: s.unsubscribe,
+    knows: s.api === 'slowStart' && s.source.kind === 'array' ? 'all' : 'received',
+  };
+}
+
+export interface Observed {
+  invocations: { index: number; batch: number; time: number; contextIndex: number }[];
+  emissions: { time: number; value: BatchResult<unknown> }[];
+  end:
+    | { kind: 'complete'; time: number }
+    | { kind: 'error'; time: number; error: unknown }
+    | { kind: 'unsubscribed'; time: number }
+    | { kind: 'open' };
+  /** The source items, by index, so `remaining` can be checked by identity. */
+  items: unknown[];
+  /** Per invoked task: its context signal. */
+  signals: Map<number, AbortSignal>;
+  /** Tasks whose signal was already aborted when they settled on their own. */
+  abortedBeforeSettling: number[];
+  /** Task subscriptions still open after the end. */
+  openTaskSubscriptions: number[];
+  /** Scheduler actions of the operator or of the tasks still pending right after the end. */
+  pendingTimersAfterEnd: number;
+  /** Violations seen while running: more than `concurrency` tasks at once, or two batches at once. */
+  concurrencyViolations: string[];
+  /** Generator sources: items pulled, and whether its `finally` ran. */
+  generator?: { pulled: number; closed: boolean };
+}
+
+/** Lets every queued microtask (promise reactions) run. */
+const nextMacrotask = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+export async function runScenario(s: Scenario): Promise<Observed> {
+  const scheduler = new VirtualTimeScheduler();
+  const harnessActions = new Set<unknown>();
+  const concurrency = s.options.concurrency ?? Infinity;
+
+  const observed: Observed = {
+    invocations: [],
+    emissions: [],
+    end: { kind: 'open' },
+    items: [],
+    signals: new Map(),
+    abortedBeforeSettling: [],
+    openTaskSubscriptions: [],
+    pendingTimersAfterEnd: 0,
+    concurrencyViolations: [],
+  };
+
+  const running = new Map<number, number>(); // task index -> its batch
+  /** Set when a promise task has settled or been created settled: its reaction is a queued microtask. */
+  let promiseSettled = false;
+  const drainMicrotasks = async () => {
+    while (promiseSettled) {
+      promiseSettled = false;
+      await nextMacrotask();
+    }
+  };
+  const openSubscriptions = new Set<number>();
+  const started = (index: number, batch: number) => {
+    for (const [other, otherBatch] of running) {
+      if (otherBatch !== batch)
+        observed.concurrencyViolations.push(`task ${index} (batch ${batch}) started while task ${other} (batch ${otherBatch}) ran`);
+    }
+    running.set(index, batch);
+    if (running.size > concurrency)
+      observed.concurrencyViolations.push(`${running.size} tasks ran at once with concurrency ${concurrency}`);
+  };
+  const settled = (index: number, signal: AbortSignal) => {
+    if (signal.aborted) observed.abortedBeforeSettling.push(index);
+    running.delete(index);
+  };
+
+  const taskObservable = (index: number, task: Extract<TaskKind, { kind: 'observable' | 'observableError' }>, signal: AbortSignal) =>
+    new Observable<unknown>((subscriber) => {
+      openSubscriptions.add(index);
+      const finish = () => {
+        settled(index, signal);
+        if (task.kind === 'observable') {
+          if (!task.valuesEarly) for (const v of task.values) subscriber.next(v);
+          subscriber.complete();
+        } else {
+          for (const v of task.valuesBefore) subscriber.next(v);
+          subscriber.error(task.reason);
+        }
+      };
+      if (task.kind === 'observable' && task.valuesEarly) for (const v of task.values) subscriber.next(v);
+      let timer: Subscription | undefined;
+      if (task.delay === null) finish();
+      else timer = scheduler.schedule(finish, task.delay);
+      return () => {
+        timer?.unsubscribe();
+        openSubscriptions.delete(index);
+        running.delete(index);
+      };
+    });
+
+  const makeItem = (index: number, task: TaskKind): unknown => {
+    if (task.kind === 'notFunction') return task.item;
+    const factory: TaskFactory<unknown> = (context: TaskContext) => {
+      observed.invocations.push({ index, batch: context.batch, time: scheduler.now(), contextIndex: context.index });
+      observed.signals.set(index, context.signal);
+      started(index, context.batch);
+      switch (task.kind) {
+        case 'observable':
+        case 'observableError':
+          return taskObservable(index, task, context.signal);
+        case 'array':
+          settled(index, context.signal);
+          return task.values;
+        case 'promise': {
+          const settle = (resolve: (v: unknown) => void, reject: (r: unknown) => void) => {
+            settled(index, context.signal);
+            promiseSettled = true;
+            if (task.ok) resolve(task.valueOrReason);
+            else reject(task.valueOrReason);
+          };
+          if (task.delay === null) return new Promise(settle);
+          // A promise cannot be cancelled: its timer is the outside world's, not the operator's.
+          return new Promise((resolve, reject) => {
+            harnessActions.add(scheduler.schedule(() => settle(resolve, reject), task.delay!));
+          });
+        }
+        case 'throw':
+          settled(index, context.signal);
+          throw task.reason;
+        case 'notInput':
+          settled(index, context.signal);
+          return task.returned as ObservableInput<unknown>;
+      }
+    };
+    return factory;
+  };
+  observed.items = s.tasks.map((t, i) => makeItem(i, t));
+  const factories = observed.items as TaskFactory<unknown>[];
+
+  let generatorState: { pulled: number; closed: boolean } | undefined;
+  function* generate() {
+    try {
+      for (const f of factories) {
+        generatorState!.pulled++;
+        yield f;
+      }
+    } finally {
+      generatorState!.closed = true;
+    }
+  }
+
+  // The operator's only timers, the flush timers, run on the virtual clock too.
+  const options: SlowStartOptions = { ...s.options, scheduler };
+  let subject: Subject<TaskFactory<unknown>> | undefined;
+  let output: Observable<BatchResult<unknown>>;
+  if (s.api === 'slowStart') {
+    if (s.source.kind === 'subject') throw new Error('slowStart scenarios use arrays or generators');
+    if (s.source.kind === 'generator') generatorState = { pulled: 0, closed: false };
+    output = slowStart(s.source.kind === 'array' ? factories : generate(), options);
+  } else {
+    let source: Observable<TaskFactory<unknown>>;
+    if (s.source.kind === 'array') source = from(factories);
+    else if (s.source.kind === 'generator') {
+      generatorState = { pulled: 0, closed: false };
+      source = from(generate());
+    } else source = subject = new Subject<TaskFactory<unknown>>();
+    output = source.pipe(slowStartBatch(options));
+  }
+  if (s.unsubscribe.kind === 'inNext') output = output.pipe(take(s.unsubscribe.emission + 1));
+
+  let ended = false;
+  const noteEnd = () => {
+    ended = true;
+  };
+  const subscription = output.subscribe({
+    next: (value) => observed.emissions.push({ time: scheduler.now(), value }),
+    error: (error: unknown) => {
+      observed.end = { kind: 'error', time: scheduler.now(), error };
+      noteEnd();
+    },
+    complete: () => {
+      // `take` completes the output when it unsubscribes from the operator inside `next`.
+      observed.end =
+        s.unsubscribe.kind === 'inNext' && observed.emissions.length === s.unsubscribe.emission + 1
+          ? { kind: 'unsubscribed', time: scheduler.now() }
+          : { kind: 'complete', time: scheduler.now() };
+      noteEnd();
+    },
+  });
+
+  // Harness actions are created in the model's order: arrivals, then the source's end, then the unsubscription.
+  const harness = (work: () => void, delay: number) => {
+    harnessActions.add(scheduler.schedule(work, delay));
+  };
+  if (s.source.kind === 'subject') {
+    let next = 0;
+    for (const a of s.source.arrivals) {
+      const first = next;
+      next += a.count;
+      harness(() => {
+        for (let k = first; k < first + a.count; k++) subject!.next(factories[k]);
+      }, a.time);
+    }
+    const end = s.source.end;
+    if (end.kind === 'complete') harness(() => subject!.complete(), end.time);
+    else if (end.kind === 'error') harness(() => subject!.error(end.error), end.time);
+  }
+  if (s.unsubscribe.kind === 'at') {
+    harness(() => {
+      if (ended) return;
+      subscription.unsubscribe();
+      observed.end = { kind: 'unsubscribed', time: scheduler.now() };
+      noteEnd();
+    }, s.unsubscribe.time);
+  }
+
+  const pendingTimers = () => scheduler.actions.filter((a) => !harnessActions.has(a)).length;
+  await drainMicrotasks();
+  // `ended` is set by the callbacks above, which TypeScript's flow analysis does not follow.
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition
+  while (!ended && scheduler.actions.length > 0) {
+    const action = scheduler.actions.shift()!;
+    scheduler.frame = action.delay;
+    const error = action.execute(action.state, action.delay);
+    if (error) throw error;
+    await drainMicrotasks();
+  }
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition
+  if (ended) observed.pendingTimersAfterEnd = pendingTimers();
+  else {
+    // Nothing more will happen: end the run as a consumer would, which must leave nothing behind either.
+    subscription.unsubscribe();
+    await drainMicrotasks();
+    observed.pendingTimersAfterEnd = pendingTimers();
+  }
+  observed.openTaskSubscriptions = [...openSubscriptions].sort((a, b) => a - b);
+  if (generatorState) observed.generator = generatorState;
+  return observed;
+}
