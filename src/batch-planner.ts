@@ -23,38 +23,72 @@ export function nextBatchSize(ranSize: number, options: GrowthOptions): number {
   return Math.min(options.maxBatchSize, Math.max(options.initialBatchSize, wanted));
 }
 
-/** A first-in, first-out queue whose `take` costs O(taken), however long the queue. */
+/** How many items one chunk of a {@link Queue} holds. */
+const CHUNK_SIZE = 1024;
+
+/** A piece of a {@link Queue}'s storage. */
+interface Chunk<T> {
+  readonly items: (T | undefined)[];
+  next: Chunk<T> | undefined;
+}
+
+/**
+ * A first-in, first-out queue whose `push` costs O(1) and `take` O(taken), however long the queue.
+ *
+ * Items are stored in fixed-size chunks rather than in one array: a single array that grows to hold
+ * the hundreds of thousands of factories of a large batch is copied every time it outgrows its
+ * storage, and that copying cost as much as the rest of the operator's work in the benchmarks.
+ */
 class Queue<T> {
-  /** Items in arrival order; those before `head` are already taken. */
-  private items: T[] = [];
-  /** Position of the oldest item not yet taken. */
-  private head = 0;
+  /** The chunk holding the oldest item, and that item's position in it. */
+  private head: Chunk<T> = { items: new Array<T | undefined>(CHUNK_SIZE), next: undefined };
+  private headPosition = 0;
+  /** The chunk the next item goes into, and its position there. */
+  private tail: Chunk<T> = this.head;
+  private tailPosition = 0;
+  private count = 0;
 
   get length(): number {
-    return this.items.length - this.head;
+    return this.count;
   }
 
   push(item: T): void {
-    this.items.push(item);
+    if (this.tailPosition === CHUNK_SIZE) {
+      const chunk: Chunk<T> = { items: new Array<T | undefined>(CHUNK_SIZE), next: undefined };
+      this.tail.next = chunk;
+      this.tail = chunk;
+      this.tailPosition = 0;
+    }
+    this.tail.items[this.tailPosition++] = item;
+    this.count++;
   }
 
   peek(): T | undefined {
-    return this.items[this.head];
+    return this.count === 0 ? undefined : this.head.items[this.headPosition];
   }
 
   take(count: number): T[] {
-    const taken = this.items.slice(this.head, this.head + count);
-    this.head += taken.length;
-    // Drop the taken prefix once it is most of the array, so memory follows what is waiting.
-    if (this.head >= 1024 && this.head * 2 >= this.items.length) {
-      this.items = this.items.slice(this.head);
-      this.head = 0;
+    const taken = new Array<T>(Math.min(count, this.count));
+    for (let i = 0; i < taken.length; i++) {
+      if (this.headPosition === CHUNK_SIZE) {
+        // The chunk is used up; dropping it lets the taken items go once their batch is done.
+        this.head = this.head.next as Chunk<T>;
+        this.headPosition = 0;
+      }
+      taken[i] = this.head.items[this.headPosition] as T;
+      this.head.items[this.headPosition++] = undefined;
+    }
+    this.count -= taken.length;
+    if (this.count === 0) {
+      // Empty: start again at the front of the last chunk instead of making a new one.
+      this.head = this.tail;
+      this.headPosition = this.tailPosition = 0;
     }
     return taken;
   }
 
   takeAll(): T[] {
-    return this.take(this.length);
+    return this.take(this.count);
   }
 }
 
@@ -165,7 +199,13 @@ export class BatchPlanner<F, T> {
     if (batch.failures.length === 0) {
       // Growth follows the size that ran: a batch cut short proves no more than its own size.
       this.batchSize = nextBatchSize(batch.size, this.options);
-      const result = { batch: batch.index, startIndex: batch.startIndex, size: batch.size, values: batch.values, successes: this.successes };
+      const result = {
+        batch: batch.index,
+        startIndex: batch.startIndex,
+        size: batch.size,
+        values: batch.values,
+        successes: this.successes,
+      };
       return { failed: false, result };
     }
     const reasons = new Map(batch.failures.map((failure) => [failure.position, failure.reason]));

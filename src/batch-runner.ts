@@ -81,6 +81,44 @@ class LazyTaskContext implements TaskContext {
   }
 }
 
+/**
+ * A task's subscription and the observer of its notifications. Declared once for the module, not
+ * once per run: a class made inside `createBatchRunner` would give every subscription's tasks a shape
+ * of their own, and the code they all pass through would slow down after a few subscriptions.
+ */
+class TaskRun implements TaskObserver {
+  /** The last value the task emitted. */
+  private last: unknown;
+  /** Set once the task has completed or errored. */
+  settled = false;
+  /** The task's subscription; undefined until `subscribe` has returned. */
+  subscription: Cancellable | undefined;
+
+  constructor(
+    readonly position: number,
+    readonly context: LazyTaskContext,
+    /** The runner's `settle`. */
+    private readonly onSettle: (run: TaskRun, fulfilled: boolean, outcome: unknown) => void,
+  ) {}
+
+  next(value: unknown): void {
+    this.last = value;
+  }
+
+  error(reason: unknown): void {
+    this.onSettle(this, false, reason);
+  }
+
+  complete(): void {
+    this.onSettle(this, true, this.last);
+  }
+
+  tearDown(): void {
+    this.subscription?.unsubscribe();
+    this.context.abort();
+  }
+}
+
 /** One subscriber's run, as `createBatchRunner` returns it. */
 export interface BatchRunner {
   /** Starts the source; results may be emitted before it returns. */
@@ -95,14 +133,21 @@ export interface BatchRunner {
  * `start`, so that an unsubscription during a synchronous start (`take(1)` after the first batch of
  * a synchronous source) stops the run at once.
  */
-export function createBatchRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactorySink) => FactoryFeed, options: ResolvedOptions): BatchRunner {
+export function createBatchRunner<T>(
+  host: RunnerHost<T>,
+  createFeed: (sink: FactorySink) => FactoryFeed,
+  options: ResolvedOptions,
+): BatchRunner {
   const { concurrency, flushAfter } = options;
   /** Waiting factories, batch sizes and outcomes. */
   const planner = new BatchPlanner<unknown, T>(options, flushAfter !== undefined);
   /** The batch that is running, if any: only one runs at a time. */
   let batch: RunningBatch<unknown, T> | undefined;
-  /** Subscriptions of the running batch's unsettled tasks, by position, to tear them down. */
-  let running: (TaskRun | undefined)[] = [];
+  /**
+   * The running batch's tasks that did not settle during their own `subscribe`, to tear them down;
+   * some may have settled since. Synchronous tasks never get here, so a batch of them costs no list.
+   */
+  let running: TaskRun[] = [];
   /** How many of the running batch's tasks have been invoked. */
   let launched = 0;
   /** How many invoked tasks have not settled yet. */
@@ -121,38 +166,6 @@ export function createBatchRunner<T>(host: RunnerHost<T>, createFeed: (sink: Fac
   let pumping = false;
   /** Set by a re-entrant call of `pump`: state has changed since this round looked at it. */
   let pumpAgain = false;
-
-  /** A task's subscription and the observer of its notifications. */
-  class TaskRun implements TaskObserver {
-    /** The last value the task emitted. */
-    private last: unknown;
-    /** Set once the task has completed or errored. */
-    settled = false;
-    /** The task's subscription; undefined until `subscribe` has returned. */
-    subscription: Cancellable | undefined;
-
-    constructor(
-      readonly position: number,
-      readonly context: LazyTaskContext,
-    ) {}
-
-    next(value: unknown): void {
-      this.last = value;
-    }
-
-    error(reason: unknown): void {
-      settle(this, false, reason);
-    }
-
-    complete(): void {
-      settle(this, true, this.last);
-    }
-
-    tearDown(): void {
-      this.subscription?.unsubscribe();
-      this.context.abort();
-    }
-  }
 
   const feed = createFeed({
     push(factory) {
@@ -192,7 +205,9 @@ export function createBatchRunner<T>(host: RunnerHost<T>, createFeed: (sink: Fac
         }
         if (batch !== undefined && !closed) {
           launchTasks(batch);
-          if (batch.settled === batch.size && !closed) {
+          // `closed` first: a task that made the consumer unsubscribe has left no batch behind.
+          // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- launchTasks may have closed the run
+          if (!closed && batch.settled === batch.size) {
             finishBatch(batch);
             // With the batch gone, the next one may start at once: no timer hop between batches.
             pumpAgain = true;
@@ -236,8 +251,7 @@ export function createBatchRunner<T>(host: RunnerHost<T>, createFeed: (sink: Fac
       const position = launched++;
       active++;
       const context = new LazyTaskContext(current.startIndex + position, current.index);
-      const run = new TaskRun(position, context);
-      running[position] = run;
+      const run = new TaskRun(position, context, settle);
       const factory = current.factories[position];
       try {
         if (typeof factory !== 'function') {
@@ -245,12 +259,22 @@ export function createBatchRunner<T>(host: RunnerHost<T>, createFeed: (sink: Fac
         }
         const input = (factory as TaskFactory<T>)(context);
         // The factory may have caused an unsubscription; then its task must not start.
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- set by a re-entrant stop()
         if (closed) {
           context.abort();
           return;
         }
         const subscription = host.subscribeTask(input, run);
-        if (!run.settled) run.subscription = subscription;
+        if (run.settled) continue;
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- set by a re-entrant stop()
+        if (closed) {
+          // Unsubscribed while the task was subscribing: `stop` could not see it yet.
+          run.subscription = subscription;
+          run.tearDown();
+          return;
+        }
+        run.subscription = subscription;
+        running.push(run);
       } catch (reason) {
         settle(run, false, reason);
       }
@@ -261,7 +285,6 @@ export function createBatchRunner<T>(host: RunnerHost<T>, createFeed: (sink: Fac
     if (run.settled || closed || batch === undefined) return;
     run.settled = true;
     run.subscription = undefined;
-    running[run.position] = undefined;
     active--;
     if (fulfilled) {
       planner.fulfil(batch, run.position, outcome as T | undefined);
@@ -322,7 +345,7 @@ export function createBatchRunner<T>(host: RunnerHost<T>, createFeed: (sink: Fac
       batch = undefined;
       close();
       for (const run of torn) {
-        run?.tearDown();
+        if (!run.settled) run.tearDown();
       }
     },
   };

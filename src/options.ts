@@ -65,9 +65,16 @@ const optionNames: ReadonlyArray<keyof SlowStartOptions> = [
  * and a `RangeError` for a number out of range, both in the form
  * ``Expected `name` to be <rule>, got <value> (<type>)``.
  */
-export function resolveOptions(options: SlowStartOptions | undefined): ResolvedOptions {
+export function resolveOptions(options: unknown): ResolvedOptions {
   if (options === undefined) {
-    return { initialBatchSize: 1, growthFactor: 2, maxBatchSize: Infinity, concurrency: Infinity, flushAfter: undefined, scheduler: undefined };
+    return {
+      initialBatchSize: 1,
+      growthFactor: 2,
+      maxBatchSize: Infinity,
+      concurrency: Infinity,
+      flushAfter: undefined,
+      scheduler: undefined,
+    };
   }
   if (typeof options !== 'object' || options === null || Array.isArray(options)) {
     throw new TypeError(expected('options', 'an object or undefined', options));
@@ -79,7 +86,13 @@ export function resolveOptions(options: SlowStartOptions | undefined): ResolvedO
     }
   }
 
-  const initialBatchSize = numberOption(options, 'initialBatchSize', 1, 'an integer >= 1', (value) => Number.isInteger(value) && value >= 1);
+  const initialBatchSize = numberOption(
+    options,
+    'initialBatchSize',
+    1,
+    'an integer >= 1',
+    (value) => Number.isInteger(value) && value >= 1,
+  );
   const growthFactor = numberOption(options, 'growthFactor', 2, 'a finite number >= 1', (value) => Number.isFinite(value) && value >= 1);
   const maxBatchSize = numberOption(
     options,
@@ -88,25 +101,46 @@ export function resolveOptions(options: SlowStartOptions | undefined): ResolvedO
     `an integer >= \`initialBatchSize\` (${initialBatchSize}) or Infinity`,
     (value) => value === Infinity || (Number.isInteger(value) && value >= initialBatchSize),
   );
-  const concurrency = numberOption(options, 'concurrency', Infinity, 'an integer >= 1 or Infinity', (value) => value === Infinity || (Number.isInteger(value) && value >= 1));
-  const flushAfter = numberOption(options, 'flushAfter', undefined, 'a finite number of milliseconds >= 0', (value) => Number.isFinite(value) && value >= 0);
+  const concurrency = numberOption(
+    options,
+    'concurrency',
+    Infinity,
+    'an integer >= 1 or Infinity',
+    (value) => value === Infinity || (Number.isInteger(value) && value >= 1),
+  );
+  const flushAfter = numberOption(
+    options,
+    'flushAfter',
+    undefined,
+    'a finite number of milliseconds >= 0',
+    (value) => Number.isFinite(value) && value >= 0,
+  );
 
-  const scheduler = options.scheduler;
-  if (scheduler !== undefined && (typeof scheduler !== 'object' || scheduler === null || typeof scheduler.schedule !== 'function' || typeof scheduler.now !== 'function')) {
-    throw new TypeError(expected('scheduler', 'a SchedulerLike (an object with `schedule()` and `now()`)', options.scheduler));
+  const scheduler = (options as SlowStartOptions).scheduler as unknown;
+  if (scheduler !== undefined && !isSchedulerLike(scheduler)) {
+    throw new TypeError(expected('scheduler', 'a SchedulerLike (an object with `schedule()` and `now()`)', scheduler));
   }
 
   return { initialBatchSize, growthFactor, maxBatchSize, concurrency, flushAfter, scheduler };
 }
 
+function isSchedulerLike(value: unknown): value is SchedulerLike {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as Partial<SchedulerLike>).schedule === 'function' &&
+    typeof (value as Partial<SchedulerLike>).now === 'function'
+  );
+}
+
 function numberOption<D extends number | undefined>(
-  options: SlowStartOptions,
+  options: object,
   name: keyof SlowStartOptions,
   fallback: D,
   rule: string,
   isValid: (value: number) => boolean,
 ): number | D {
-  const value: unknown = options[name];
+  const value: unknown = (options as SlowStartOptions)[name];
   if (value === undefined) {
     return fallback;
   }

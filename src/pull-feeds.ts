@@ -20,7 +20,7 @@ export function arrayFeed(array: ArrayLike<unknown>): (sink: FactorySink) => Fac
           sink.end();
         }
       },
-      undelivered: () => Array.prototype.slice.call(array, next),
+      undelivered: () => Array.prototype.slice.call(array, next) as unknown[],
       stop() {
         stopped = true;
       },
@@ -89,12 +89,14 @@ export function asyncIterableFeed(iterable: AsyncIterable<unknown>): (sink: Fact
         try {
           step = await source.next();
         } catch (error) {
+          // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- stop() may have run while next() was awaited
           if (!done) {
             done = true;
             sink.fail(error);
           }
           break;
         }
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- stop() may have run while next() was awaited
         if (done) break;
         if (step.done) {
           done = true;

@@ -1,0 +1,10 @@
+import type { Scenario } from '../harness.mjs';
+import { idle } from './idle.mjs';
+import { memory } from './memory.mjs';
+import { overheadPromise } from './overhead-promise.mjs';
+import { overheadSync } from './overhead-sync.mjs';
+import { scaling } from './scaling.mjs';
+import { wide } from './wide.mjs';
+
+/** Every scenario, in the order the issue lists them; `npm run bench -- NAME...` selects by `name`. */
+export const scenarios: readonly Scenario[] = [overheadSync, overheadPromise, scaling, idle, memory, wide];

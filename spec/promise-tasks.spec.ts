@@ -1,0 +1,75 @@
+// Tasks that return native promises are followed without `from()` (see followPromise in
+// src/rxjs-adapter.ts); these pin down that they still behave exactly as `from(promise)` would.
+import { firstValueFrom, lastValueFrom, Subject, toArray } from 'rxjs';
+import { isSlowStartBatchError, slowStart, slowStartBatch, type TaskFactory } from '../src/index';
+import { batch } from './helpers';
+
+/** A promise with its resolve and reject, to settle tasks from the test. */
+function deferred<T>() {
+  let resolve!: (value: T) => void;
+  let reject!: (reason: unknown) => void;
+  const promise = new Promise<T>((onResolve, onReject) => {
+    resolve = onResolve;
+    reject = onReject;
+  });
+  return { promise, resolve, reject };
+}
+
+/** Lets every pending promise reaction run. */
+const flushPromises = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+describe('promise tasks', () => {
+  it('take the value each promise resolves with, in source order, whatever order they settle in', async () => {
+    const settleLater = [deferred<string>(), deferred<string>()];
+    const tasks: TaskFactory<string>[] = [async () => 'a', () => settleLater[0].promise, () => settleLater[1].promise];
+    const results = lastValueFrom(slowStart(tasks).pipe(toArray()));
+    await flushPromises();
+    settleLater[1].resolve('c');
+    await flushPromises();
+    settleLater[0].resolve('b');
+    expect(await results).toEqual([batch(0, 0, ['a'], 1), batch(1, 1, ['b', 'c'], 3)]);
+  });
+
+  it('fail when the promise rejects, with any reason, undefined included', async () => {
+    const tasks: TaskFactory<number>[] = [async () => 1, async () => 2, () => Promise.reject(undefined), async () => 4];
+    const error: unknown = await lastValueFrom(slowStart(tasks)).catch((caught: unknown) => caught);
+    expect(isSlowStartBatchError(error)).toBe(true);
+    if (!isSlowStartBatchError(error)) return;
+    expect(error.cause).toBeUndefined();
+    expect(error.results).toEqual([
+      { index: 1, status: 'fulfilled', value: 2 },
+      { index: 2, status: 'rejected', reason: undefined },
+    ]);
+  });
+
+  it('are ignored once the consumer has unsubscribed: a late settlement invokes and emits nothing', async () => {
+    const pending = deferred<number>();
+    const invoked: number[] = [];
+    const emitted: unknown[] = [];
+    const source = new Subject<TaskFactory<number>>();
+    const subscription = source
+      .pipe(slowStartBatch())
+      .subscribe({ next: (result) => emitted.push(result), error: (error: unknown) => emitted.push(error) });
+    source.next(() => {
+      invoked.push(0);
+      return pending.promise;
+    });
+    source.next(() => {
+      invoked.push(1);
+      return Promise.resolve(1);
+    });
+    subscription.unsubscribe();
+    pending.resolve(0);
+    await flushPromises();
+    expect(invoked).toEqual([0]);
+    expect(emitted).toEqual([]);
+  });
+
+  it('complete the stream after the last batch settles', async () => {
+    const tasks: TaskFactory<number>[] = Array.from({ length: 7 }, (_, i) => async () => i);
+    const first = await firstValueFrom(slowStart(tasks));
+    expect(first).toEqual(batch(0, 0, [0], 1));
+    const all = await lastValueFrom(slowStart(tasks).pipe(toArray()));
+    expect(all.map((result) => result.size)).toEqual([1, 2, 4]);
+  });
+});
