@@ -1,19 +1,9 @@
 // Kubernetes' own test cases for slowStartBatch, read from the shared conformance file at run time.
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { from, Observable, of, throwError } from 'rxjs';
 import { isSlowStartBatchError, slowStart, slowStartBatch, type BatchResult, type TaskFactory } from '../src/index';
+import { loadConformanceCases, type ConformanceCase } from './conformance-cases';
 
-interface ConformanceCase {
-  name: string;
-  count: number;
-  initialBatchSize: number;
-  succeedFirst: number;
-  expected: { batchSizes: number[]; invoked: number; successes: number; errors: boolean; skipped: number };
-}
-
-const file = join(__dirname, '..', '..', 'shared', 'conformance', 'kubernetes-slow-start.json');
-const cases = (JSON.parse(readFileSync(file, 'utf8')) as { cases: ConformanceCase[] }).cases;
+const cases = loadConformanceCases();
 
 /** Runs a case's tasks, recording what a test needs to compare with Kubernetes. */
 function runCase(testCase: ConformanceCase, run: (tasks: TaskFactory<number>[]) => Observable<BatchResult<number>>) {

@@ -1,9 +1,8 @@
 // The README's Kubernetes parity recipe, run against Kubernetes' own cases.
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { catchError, defaultIfEmpty, lastValueFrom, map, of, throwError, timeout, TimeoutError, type ObservableInput } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { isSlowStartBatchError, slowStart, type TaskFactory } from '../src/index';
+import { loadConformanceCases } from './conformance-cases';
 
 /** Kubernetes' `slowStartBatch(count, initialBatchSize, fn)`: the number of successes and the first error. */
 async function kubernetesSlowStartBatch(
@@ -23,16 +22,7 @@ async function kubernetesSlowStartBatch(
   );
 }
 
-interface ConformanceCase {
-  name: string;
-  count: number;
-  initialBatchSize: number;
-  succeedFirst: number;
-  expected: { invoked: number; successes: number; errors: boolean };
-}
-
-const file = join(__dirname, '..', '..', 'shared', 'conformance', 'kubernetes-slow-start.json');
-const cases = (JSON.parse(readFileSync(file, 'utf8')) as { cases: ConformanceCase[] }).cases;
+const cases = loadConformanceCases();
 
 describe('the Kubernetes parity recipe', () => {
   it.each(cases.map((testCase) => [testCase.name, testCase] as const))(

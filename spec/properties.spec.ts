@@ -8,8 +8,7 @@
  * Runs per property: 2,000 when `CI` is set, fewer locally (override with FC_NUM_RUNS).
  */
 import fc from 'fast-check';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { loadConformanceCases } from './conformance-cases';
 import { SlowStartBatchError, isSlowStartBatchError } from '../src/index.js';
 import { operatorScenario, slowStartScenario } from './model/arbitraries.js';
 import { runScenario, toModelScenario, type Observed, type Scenario } from './model/harness.js';
@@ -170,16 +169,7 @@ describe('slowStart() against the reference model', () => {
 });
 
 describe('the reference model itself', () => {
-  interface ConformanceCase {
-    name: string;
-    count: number;
-    initialBatchSize: number;
-    succeedFirst: number;
-    expected: { batchSizes: number[]; invoked: number; successes: number; errors: boolean; skipped: number };
-  }
-  const conformance = JSON.parse(
-    readFileSync(join(__dirname, '..', '..', 'shared', 'conformance', 'kubernetes-slow-start.json'), 'utf8'),
-  ) as { cases: ConformanceCase[] };
+  const conformance = { cases: loadConformanceCases() };
 
   it.each(conformance.cases.map((c) => [c.name, c] as const))('reproduces Kubernetes: %s', (_, c) => {
     const loop = kubernetesSlowStart(c.count, { initialBatchSize: c.initialBatchSize }, (call) => call < c.succeedFirst);
