@@ -155,6 +155,30 @@ describe('slowStartBatch()', () => {
       });
     });
 
+    it('keeps one timer for the oldest waiting factory however many more arrive', () => {
+      const scheduler = new VirtualTimeScheduler();
+      const source = new Subject<TaskFactory<number>>();
+      source.pipe(slowStartBatch({ flushAfter: 100, initialBatchSize: 4, scheduler })).subscribe();
+      source.next(() => of(1));
+      source.next(() => of(2));
+      source.next(() => of(3));
+      expect(scheduler.actions).toHaveLength(1);
+      expect(scheduler.actions[0]?.delay).toBe(100);
+    });
+
+    it('does not let a flush that is spent start the batch after it early', () => {
+      createScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
+        const tasks = { a: cold('-----A|'), b: cold('-----B|'), c: cold('-C|') };
+        // a and b flush together at 10 and settle at 16; c, arrived at 11, has waited its 10 frames at 21.
+        const source = cold('ab---------c-------------------|', factoriesFor(tasks));
+        expectObservable(source.pipe(slowStartBatch({ flushAfter: 10, initialBatchSize: 3 }))).toBe('----------------x------y-------|', {
+          x: batch(0, 0, ['A', 'B'], 2),
+          y: batch(1, 2, ['C'], 3),
+        });
+        expectSubscriptions(tasks.c.subscriptions).toBe('---------------------^-!');
+      });
+    });
+
     it('leaves no timer scheduled after completion, error or unsubscription', () => {
       const scheduler = new VirtualTimeScheduler();
       const source = new Subject<TaskFactory<number>>();
