@@ -174,7 +174,7 @@ export function createBatchRunner<T>(
       pump();
     },
     end() {
-      if (closed || sourceDone) return;
+      if (closed) return;
       sourceDone = true;
       pump();
     },
@@ -282,7 +282,8 @@ export function createBatchRunner<T>(
   }
 
   function settle(run: TaskRun, fulfilled: boolean, outcome: unknown): void {
-    if (run.settled || closed || batch === undefined) return;
+    // A task that notifies twice, or after the run closed (which clears `batch`), is not counted again.
+    if (run.settled || batch === undefined) return;
     run.settled = true;
     run.subscription = undefined;
     active--;
