@@ -57,6 +57,12 @@ describe.each(entryPoints)('%s(options)', (_name, call) => {
       'Expected `scheduler` to be a SchedulerLike (an object with `schedule()` and `now()`), got function scheduler (function)',
     ],
     [
+      { scheduler: { schedule: () => undefined, now: 0 } },
+      TypeError,
+      'Expected `scheduler` to be a SchedulerLike (an object with `schedule()` and `now()`), got an object (object)',
+    ],
+    [{ concurrency: [() => 1][0] }, TypeError, 'Expected `concurrency` to be an integer >= 1 or Infinity, got a function (function)'],
+    [
       { initalBatchSize: 2 },
       TypeError,
       'Unknown option `initalBatchSize`: expected one of `initialBatchSize`, `growthFactor`, `maxBatchSize`, `concurrency`, `flushAfter`, `scheduler`',
