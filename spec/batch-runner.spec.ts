@@ -167,8 +167,8 @@ describe('createBatchRunner() on a host without RxJS', () => {
     const other = new ManualTask();
     failing.feed.sink.push(factoryOf(other, []));
     failing.feed.sink.fail(sourceError);
-    failing.feed.sink.end();
     failing.feed.sink.fail(new Error('second error'));
+    failing.feed.sink.end();
     other.observer!.complete();
     expect(failing.events.map(([kind]) => kind)).toEqual(['emit', 'error']);
     expect(failing.events[1]).toEqual(['error', sourceError]);

@@ -334,10 +334,16 @@ describe('slowStartBatch()', () => {
     it('aborts the signal of every running task and of no settled one', async () => {
       const signals: AbortSignal[] = [];
       const source = new Subject<TaskFactory<number>>();
-      const subscription = source.pipe(slowStartBatch({ initialBatchSize: 3 })).subscribe();
+      const subscription = source.pipe(slowStartBatch({ initialBatchSize: 4 })).subscribe();
       source.next(({ signal }) => {
         signals.push(signal);
         return of(1);
+      });
+      // Settles after its subscribe has returned, while the batch still runs.
+      const settlesLater = new Subject<number>();
+      source.next(({ signal }) => {
+        signals.push(signal);
+        return settlesLater;
       });
       source.next(({ signal }) => {
         signals.push(signal);
@@ -347,9 +353,10 @@ describe('slowStartBatch()', () => {
         signals.push(signal);
         return new Promise<number>(() => undefined);
       });
-      expect(signals.map((signal) => signal.aborted)).toEqual([false, false, false]);
+      settlesLater.complete();
+      expect(signals.map((signal) => signal.aborted)).toEqual([false, false, false, false]);
       subscription.unsubscribe();
-      expect(signals.map((signal) => signal.aborted)).toEqual([false, true, true]);
+      expect(signals.map((signal) => signal.aborted)).toEqual([false, false, true, true]);
     });
 
     it('hands a torn-down task that reads its signal late an aborted signal', () => {

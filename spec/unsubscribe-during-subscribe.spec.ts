@@ -32,12 +32,20 @@ describe('a consumer that unsubscribes while a factory runs', () => {
     config.onUnhandledError = (error) => unhandled.push(error);
     const invoked: number[] = [];
     const errors: unknown[] = [];
+    let subscribedTasks = 0;
+    let signal: AbortSignal | undefined;
     const source = new Subject<TaskFactory<number>>();
     const consumer = source.pipe(slowStartBatch({ initialBatchSize: 2 })).subscribe({ error: (error: unknown) => errors.push(error) });
-    source.next(() => {
+    source.next((context) => {
       invoked.push(0);
+      signal = context.signal;
       consumer.unsubscribe();
-      return NEVER;
+      // What the factory returns after the unsubscription is never subscribed to.
+      return new Observable<number>((subscriber) => {
+        subscribedTasks++;
+        subscriber.next(0);
+        subscriber.complete();
+      });
     });
     source.next(() => {
       invoked.push(1);
@@ -46,6 +54,8 @@ describe('a consumer that unsubscribes while a factory runs', () => {
     // RxJS reports an error thrown inside a subscriber from a timeout: wait for it.
     await new Promise((resolve) => setTimeout(resolve, 0));
     expect(invoked).toEqual([0]);
+    expect(subscribedTasks).toBe(0);
+    expect(signal?.aborted).toBe(true);
     expect(errors).toEqual([]);
     expect(unhandled).toEqual([]);
   });
