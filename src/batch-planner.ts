@@ -63,8 +63,9 @@ class Queue<T> {
     this.count++;
   }
 
+  /** The oldest item; `undefined` when empty, as `take` clears every slot it reads. */
   peek(): T | undefined {
-    return this.count === 0 ? undefined : this.head.items[this.headPosition];
+    return this.head.items[this.headPosition];
   }
 
   take(count: number): T[] {

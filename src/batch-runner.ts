@@ -240,9 +240,8 @@ export function createBatchRunner<T>(
       host.complete();
     } else {
       feed.request(wanted - waiting);
-      if (!pumpAgain && waiting > 0) {
-        armFlushTimer();
-      }
+      // Arms nothing if no factory waits or a timer is armed already.
+      armFlushTimer();
     }
   }
 

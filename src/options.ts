@@ -124,13 +124,10 @@ export function resolveOptions(options: unknown): ResolvedOptions {
   return { initialBatchSize, growthFactor, maxBatchSize, concurrency, flushAfter, scheduler };
 }
 
+/** What RxJS itself checks for: `schedule` and `now` methods, on an object or a function. */
 function isSchedulerLike(value: unknown): value is SchedulerLike {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    typeof (value as Partial<SchedulerLike>).schedule === 'function' &&
-    typeof (value as Partial<SchedulerLike>).now === 'function'
-  );
+  const candidate = value as Partial<SchedulerLike> | null | undefined;
+  return typeof candidate?.schedule === 'function' && typeof candidate.now === 'function';
 }
 
 function numberOption<D extends number | undefined>(

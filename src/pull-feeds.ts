@@ -115,7 +115,8 @@ export function asyncIterableFeed(iterable: AsyncIterable<unknown>): (sink: Fact
       },
       request(count) {
         demand = count;
-        if (!pulling && !done && demand > 0 && iterator) {
+        // With no demand, `pull` returns at once.
+        if (!pulling && !done && iterator) {
           void pull(iterator);
         }
       },

@@ -49,41 +49,42 @@ function rxjsHost<T>(subscriber: Subscriber<BatchResult<T>>, scheduler: Schedule
 
 /**
  * Follows a native promise, the most common task (every `async` function returns one), the way `from()`
- * would: the same notifications, one microtask after it settles, nothing after unsubscribing, and an
- * error thrown by the observer reported as RxJS reports it. Done directly because `from()` makes an
- * observable, two subscriber objects and a second promise per task, and in a large batch of pending
- * promises the garbage collector spent most of its time copying them (BENCHMARKS.md, "Overhead,
- * promise tasks").
+ * would: the same notifications, one microtask after it settles, and an error thrown back by the
+ * observer reported as RxJS reports it. Done directly because `from()` makes an observable, two
+ * subscriber objects and a second promise per task, and in a large batch of pending promises the
+ * garbage collector spent most of its time copying them (BENCHMARKS.md, "Overhead, promise tasks").
+ *
+ * A promise cannot be cancelled, so its outcome may arrive after the task was torn down: the runner
+ * ignores whatever a task reports once its run has closed.
  */
 function followPromise(promise: Promise<unknown>, observer: TaskObserver): Cancellable {
-  const subscription = new PromiseSubscription();
   promise.then(
     (value) => {
-      if (subscription.closed) return;
-      try {
-        observer.next(value);
-        observer.complete();
-      } catch (error) {
-        reportUnhandledError(error);
-      }
+      notify(observer, true, value);
     },
     (reason: unknown) => {
-      if (subscription.closed) return;
-      try {
-        observer.error(reason);
-      } catch (error) {
-        reportUnhandledError(error);
-      }
+      notify(observer, false, reason);
     },
   );
-  return subscription;
+  return uncancellable;
 }
 
-class PromiseSubscription implements Cancellable {
-  closed = false;
+const uncancellable: Cancellable = { unsubscribe() {} };
 
-  unsubscribe(): void {
-    this.closed = true;
+/**
+ * Tells `observer` how a promise settled. The runner reacts at once (it may start the next batch and
+ * arm a timer on the scheduler), so a failure there, such as a scheduler that throws, comes back here.
+ */
+function notify(observer: TaskObserver, fulfilled: boolean, outcome: unknown): void {
+  try {
+    if (fulfilled) {
+      observer.next(outcome);
+      observer.complete();
+    } else {
+      observer.error(outcome);
+    }
+  } catch (error) {
+    reportUnhandledError(error);
   }
 }
 
@@ -106,8 +107,6 @@ export function observableFeed(source: ObservableInput<unknown>): (sink: Factory
     const stopSignal = new Subject<void>();
     /** The subscription to the source, once `subscribe` has returned. */
     let subscription: Subscription | undefined;
-    /** Set once stopped. */
-    let stopped = false;
     return {
       start() {
         subscription = from(source)
@@ -120,9 +119,8 @@ export function observableFeed(source: ObservableInput<unknown>): (sink: Factory
       },
       request() {},
       undelivered: () => [],
+      // Stopping twice does nothing more: the source has stopped listening to `stopSignal`.
       stop() {
-        if (stopped) return;
-        stopped = true;
         stopSignal.next();
         subscription?.unsubscribe();
       },
