@@ -1,6 +1,7 @@
 // The async-iterable feed's bookkeeping: how many factories it pulls, and what happens when closing it fails.
 import { lastValueFrom, map, of, take, toArray } from 'rxjs';
 import { slowStart, type TaskFactory } from '../src/index';
+import { errorsReportedLater } from './helpers';
 
 describe('slowStart() over an async iterable', () => {
   it('has pulled exactly the factories of the batches that ran each time a batch is emitted', async () => {
@@ -29,22 +30,10 @@ describe('slowStart() over an async iterable', () => {
         return: () => Promise.reject(closingFailure),
       }),
     };
-    const reported: unknown[] = [];
-    const setTimeoutSpy = jest.spyOn(globalThis, 'setTimeout').mockImplementation(((callback: () => void) => {
-      try {
-        callback();
-      } catch (error) {
-        reported.push(error);
-      }
-      return 0;
-    }) as unknown as typeof setTimeout);
-    try {
+    const reported = await errorsReportedLater(async () => {
       const results = await lastValueFrom(slowStart(iterable).pipe(take(2), toArray()));
       expect(results.map((result) => result.size)).toEqual([1, 2]);
-      for (let turn = 0; turn < 5; turn++) await Promise.resolve();
-    } finally {
-      setTimeoutSpy.mockRestore();
-    }
+    });
     expect(reported).toEqual([closingFailure]);
   });
 });

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { BatchPlanner } from '../src/batch-planner';
 import { nextBatchSize } from '../src/index';
 
 const defaults = { initialBatchSize: 1, growthFactor: 2, maxBatchSize: Infinity };
@@ -35,6 +36,35 @@ describe('nextBatchSize (contract §2)', () => {
 
   it('keeps fixed-size batches with growthFactor 1', () => {
     expect(nextBatchSize(3, { initialBatchSize: 3, growthFactor: 1, maxBatchSize: Infinity })).toBe(3);
+  });
+});
+
+describe('BatchPlanner', () => {
+  // The waiting factories are stored in chunks of 1,024: these cross chunk boundaries on both ends.
+  it('hands out factories in arrival order across many chunks, with the arrival of the oldest', () => {
+    const planner = new BatchPlanner<number, number>({ initialBatchSize: 700, growthFactor: 1, maxBatchSize: 700 }, true);
+    let received = 0;
+    const receive = (count: number) => {
+      for (let index = 0; index < count; index++) planner.receive(received, 10_000 + received++);
+    };
+    const taken: number[] = [];
+    const runBatch = () => {
+      const batch = planner.startBatch();
+      taken.push(...batch.factories);
+      for (let position = 0; position < batch.size; position++) planner.fulfil(batch, position, position);
+      expect(planner.finish(batch).failed).toBe(false);
+      return batch.size;
+    };
+    receive(2500);
+    expect([runBatch(), planner.waitingCount, planner.oldestArrival]).toEqual([700, 1800, 10_700]);
+    expect([runBatch(), runBatch()]).toEqual([700, 700]);
+    receive(1100);
+    expect([runBatch(), runBatch(), planner.waitingCount, planner.oldestArrival]).toEqual([700, 700, 100, 13_500]);
+    expect(runBatch()).toBe(100);
+    expect([planner.waitingCount, planner.oldestArrival]).toEqual([0, undefined]);
+    receive(3000);
+    while (planner.waitingCount > 0) runBatch();
+    expect(taken).toEqual(Array.from({ length: received }, (_, index) => index));
   });
 });
 

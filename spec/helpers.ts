@@ -29,3 +29,27 @@ export function errorSummary(error: unknown) {
 export function summarizeError<T>(): OperatorFunction<T, T | ReturnType<typeof errorSummary>> {
   return (source: Observable<T>) => source.pipe(catchError((error: unknown) => of(error).pipe(map(errorSummary))));
 }
+
+/**
+ * Runs `body` with `setTimeout` replaced by one that runs its callback at once and collects what it
+ * throws: how this package (like RxJS) reports an error that has no subscriber to go to.
+ */
+export async function errorsReportedLater(body: () => Promise<void>): Promise<unknown[]> {
+  const reported: unknown[] = [];
+  const setTimeoutSpy = jest.spyOn(globalThis, 'setTimeout').mockImplementation(((callback: () => void) => {
+    try {
+      callback();
+    } catch (error) {
+      reported.push(error);
+    }
+    return 0;
+  }) as unknown as typeof setTimeout);
+  try {
+    await body();
+    // Let promise callbacks still queued run while the replacement is in place.
+    for (let turn = 0; turn < 5; turn++) await Promise.resolve();
+  } finally {
+    setTimeoutSpy.mockRestore();
+  }
+  return reported;
+}

@@ -1,5 +1,6 @@
 import { firstValueFrom, lastValueFrom, materialize, of, Subject, take, throwError, timer, map, toArray, defer } from 'rxjs';
 import { isSlowStartBatchError, slowStart, type BatchResult, type SlowStartBatchError, type TaskFactory } from '../src/index';
+import { errorsReportedLater } from './helpers';
 
 const succeed =
   (value: number): TaskFactory<number> =>
@@ -215,5 +216,35 @@ describe('slowStart() over other ObservableInputs', () => {
     expect(subscribed).toBe(0);
     source.subscribe();
     expect(subscribed).toBe(1);
+  });
+});
+
+// Hand-written iterators need not have return(), and [Symbol.iterator]() may throw: neither may
+// surface as an uncaught error.
+describe.each([
+  ['an iterable', Symbol.iterator, (next: () => IteratorResult<TaskFactory<number>>) => next],
+  ['an async iterable', Symbol.asyncIterator, (next: () => IteratorResult<TaskFactory<number>>) => () => Promise.resolve(next())],
+] as const)('slowStart() over %s', (_, symbol, wrapNext) => {
+  it('stops early without complaint when the iterator has no return()', async () => {
+    let position = 0;
+    const iterable = { [symbol]: () => ({ next: wrapNext(() => ({ done: false, value: succeed(position++) })) }) };
+    const reported = await errorsReportedLater(async () => {
+      const results = await lastValueFrom(slowStart(iterable as unknown as Iterable<TaskFactory<number>>).pipe(take(2), toArray()));
+      expect(results.map((result) => result.size)).toEqual([1, 2]);
+    });
+    expect(reported).toEqual([]);
+  });
+
+  it('errors with what the iterator method throws, and reports nothing else', async () => {
+    const failure = new Error('cannot iterate');
+    const iterable = {
+      [symbol]: () => {
+        throw failure;
+      },
+    };
+    const reported = await errorsReportedLater(async () => {
+      await expect(lastValueFrom(slowStart(iterable as unknown as Iterable<TaskFactory<number>>))).rejects.toBe(failure);
+    });
+    expect(reported).toEqual([]);
   });
 });
