@@ -2,7 +2,7 @@
 // src/rxjs-adapter.ts); these pin down that they still behave exactly as `from(promise)` would.
 import { config, firstValueFrom, lastValueFrom, Subject, toArray, type SchedulerLike } from 'rxjs';
 import { isSlowStartBatchError, slowStart, slowStartBatch, type TaskFactory } from '../src/index';
-import { batch } from './helpers';
+import { batch, errorsReportedLater } from './helpers';
 
 /** A promise with its resolve and reject, to settle tasks from the test. */
 function deferred<T>() {
@@ -73,35 +73,46 @@ describe('promise tasks', () => {
     expect(all.map((result) => result.size)).toEqual([1, 2, 4]);
   });
 
-  it("report a failure of the run's reaction to a settlement as RxJS reports an unhandled error", async () => {
-    // The settlement of the first task makes the run arm a flush timer for the second, and the
-    // scheduler throws: `from(promise)` would hand that to config.onUnhandledError, and so must we.
-    const broken = new Error('scheduler broke');
+  // The settlement of the first task makes the run arm a flush timer for the second, and the scheduler
+  // throws: `from(promise)` would report that as an unhandled error, and so must we.
+  const broken = new Error('scheduler broke');
+  async function settleWithABrokenScheduler(): Promise<unknown[]> {
     const scheduler = {
       now: () => 0,
       schedule: () => {
         throw broken;
       },
     };
+    const source = new Subject<TaskFactory<number>>();
+    const results: unknown[] = [];
+    source
+      .pipe(slowStartBatch({ flushAfter: 10, scheduler: scheduler as unknown as SchedulerLike }))
+      .subscribe((result) => results.push(result));
+    const first = deferred<number>();
+    source.next(() => first.promise);
+    source.next(() => Promise.resolve(2));
+    first.resolve(1);
+    await flushPromises();
+    // RxJS reports from a timeout, like this one but scheduled earlier.
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    return results;
+  }
+
+  it("hand a failure of the run's reaction to a settlement to config.onUnhandledError", async () => {
     const unhandled: unknown[] = [];
     config.onUnhandledError = (error) => unhandled.push(error);
     try {
-      const source = new Subject<TaskFactory<number>>();
-      const results: unknown[] = [];
-      source
-        .pipe(slowStartBatch({ flushAfter: 10, scheduler: scheduler as unknown as SchedulerLike }))
-        .subscribe((result) => results.push(result));
-      const first = deferred<number>();
-      source.next(() => first.promise);
-      source.next(() => Promise.resolve(2));
-      first.resolve(1);
-      await flushPromises();
-      // RxJS reports from a timeout, like this one but scheduled earlier.
-      await new Promise((resolve) => setTimeout(resolve, 0));
-      expect(results).toEqual([batch(0, 0, [1], 1)]);
+      expect(await settleWithABrokenScheduler()).toEqual([batch(0, 0, [1], 1)]);
       expect(unhandled).toEqual([broken]);
     } finally {
       config.onUnhandledError = null;
     }
+  });
+
+  it("throw a failure of the run's reaction to a settlement from a timeout when no handler is configured", async () => {
+    const reported = await errorsReportedLater(async () => {
+      expect(await settleWithABrokenScheduler()).toEqual([batch(0, 0, [1], 1)]);
+    });
+    expect(reported).toEqual([broken]);
   });
 });
