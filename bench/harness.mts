@@ -163,6 +163,27 @@ export function medianRatio(comparison: Comparison, numerator: string, denominat
   return median(top.map((value, round) => value / bottom[round]!));
 }
 
+/**
+ * The figures of a comparison of two sides over the same `tasks`: each side's median and time per task,
+ * the CPU-time ratio, and every sample.
+ */
+export function pairFigures(comparison: Comparison, ours: string, theirs: string, tasks: number): Figure[] {
+  const oursMedian = comparison.medians.get(ours)!;
+  const theirsMedian = comparison.medians.get(theirs)!;
+  return [
+    { label: `${ours}, median`, value: format.ms(oursMedian) },
+    { label: `${theirs}, median`, value: format.ms(theirsMedian) },
+    { label: `${ours} per task`, value: format.us(oursMedian / tasks) },
+    { label: `${theirs} per task`, value: format.us(theirsMedian / tasks) },
+    {
+      label: 'CPU time ratio (second opinion: less sensitive to other processes)',
+      value: format.ratio(medianRatio(comparison, ours, theirs, { cpu: true })),
+    },
+    { label: `${ours} samples (ms)`, value: format.samples(comparison.samples.get(ours)!) },
+    { label: `${theirs} samples (ms)`, value: format.samples(comparison.samples.get(theirs)!) },
+  ];
+}
+
 export function median(values: readonly number[]): number {
   if (values.length === 0) throw new RangeError('median() of no values');
   const sorted = [...values].sort((a, b) => a - b);

@@ -1,5 +1,5 @@
 import pMap from 'p-map';
-import { compare, medianRatio, drain, expectEqual, format, progress, type Scenario } from '../harness.mjs';
+import { compare, medianRatio, pairFigures, drain, expectEqual, format, progress, type Scenario } from '../harness.mjs';
 import { slowStart } from '../subject.mjs';
 
 const TASKS = 100_000;
@@ -40,8 +40,6 @@ export const overheadPromise: Scenario = {
       },
     );
 
-    const ours = comparison.medians.get('slowStart')!;
-    const theirs = comparison.medians.get('p-map')!;
     const ratio = medianRatio(comparison, 'slowStart', 'p-map');
     return {
       name: this.name,
@@ -50,18 +48,7 @@ export const overheadPromise: Scenario = {
         `${format.count(TASKS)} functions \`async () => i\` from one array, through \`slowStart(tasks)\` ` +
         '(default options) and through `pMap(tasks, task => task())` (p-map 7, unbounded concurrency). ' +
         '2 warm-up rounds, then 15 timed rounds; the two sides alternate within each round. The ratio is the median of the per-round ratios.',
-      figures: [
-        { label: 'slowStart, median', value: format.ms(ours) },
-        { label: 'p-map, median', value: format.ms(theirs) },
-        { label: 'slowStart per task', value: format.us(ours / TASKS) },
-        { label: 'p-map per task', value: format.us(theirs / TASKS) },
-        {
-          label: 'CPU time ratio (second opinion: less sensitive to other processes)',
-          value: format.ratio(medianRatio(comparison, 'slowStart', 'p-map', { cpu: true })),
-        },
-        { label: 'slowStart samples (ms)', value: format.samples(comparison.samples.get('slowStart')!) },
-        { label: 'p-map samples (ms)', value: format.samples(comparison.samples.get('p-map')!) },
-      ],
+      figures: pairFigures(comparison, 'slowStart', 'p-map', TASKS),
       targets: [
         {
           description: `slowStart / p-map time, ${format.count(TASKS)} promise tasks`,

@@ -1,5 +1,5 @@
 import { from, mergeMap, of, type Observable } from 'rxjs';
-import { compare, medianRatio, drain, expectEqual, format, progress, type Scenario } from '../harness.mjs';
+import { compare, medianRatio, pairFigures, drain, expectEqual, format, progress, type Scenario } from '../harness.mjs';
 import { slowStartBatch } from '../subject.mjs';
 
 const TASKS = 1_000_000;
@@ -42,8 +42,6 @@ export const overheadSync: Scenario = {
       },
     );
 
-    const ours = comparison.medians.get('slowStartBatch')!;
-    const theirs = comparison.medians.get('mergeMap')!;
     const ratio = medianRatio(comparison, 'slowStartBatch', 'mergeMap');
     return {
       name: this.name,
@@ -53,18 +51,7 @@ export const overheadSync: Scenario = {
         '`from(factories).pipe(slowStartBatch())` (default options) and through ' +
         '`from(factories).pipe(mergeMap(f => f()))`. 2 warm-up rounds, then 15 timed rounds; the two sides ' +
         'alternate within each round. The ratio is the median of the per-round ratios.',
-      figures: [
-        { label: 'slowStartBatch, median', value: format.ms(ours) },
-        { label: 'mergeMap, median', value: format.ms(theirs) },
-        { label: 'slowStartBatch per task', value: format.us(ours / TASKS) },
-        { label: 'mergeMap per task', value: format.us(theirs / TASKS) },
-        {
-          label: 'CPU time ratio (second opinion: less sensitive to other processes)',
-          value: format.ratio(medianRatio(comparison, 'slowStartBatch', 'mergeMap', { cpu: true })),
-        },
-        { label: 'slowStartBatch samples (ms)', value: format.samples(comparison.samples.get('slowStartBatch')!) },
-        { label: 'mergeMap samples (ms)', value: format.samples(comparison.samples.get('mergeMap')!) },
-      ],
+      figures: pairFigures(comparison, 'slowStartBatch', 'mergeMap', TASKS),
       targets: [
         {
           description: `slowStartBatch / mergeMap time, ${format.count(TASKS)} synchronous tasks`,
