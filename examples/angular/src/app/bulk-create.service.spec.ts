@@ -3,6 +3,11 @@ import { HttpTestingController, TestRequest, provideHttpClientTesting } from '@a
 import { TestBed } from '@angular/core/testing';
 import { ItemBulkCreator, type NewItem } from './bulk-create.service';
 
+/** The progress of a run in which all `total` items were created, the last of them in batch `batch`. */
+function completed(total: number, batch: number) {
+  return { status: 'completed', total, done: total, failed: 0, skipped: 0, batch, error: undefined };
+}
+
 describe('ItemBulkCreator', () => {
   let creator: ItemBulkCreator;
   let httpTesting: HttpTestingController;
@@ -67,15 +72,7 @@ describe('ItemBulkCreator', () => {
     });
 
     expect(sentNow()).toEqual([]);
-    expect(creator.progress()).toEqual({
-      status: 'completed',
-      total: 20,
-      done: 20,
-      failed: 0,
-      skipped: 0,
-      batch: 4,
-      error: undefined,
-    });
+    expect(creator.progress()).toEqual(completed(20, 4));
     httpTesting.verify();
   });
 
@@ -116,15 +113,7 @@ describe('ItemBulkCreator', () => {
         .slice(7)
         .map((item) => item.name),
     ]);
-    expect(creator.progress()).toEqual({
-      status: 'completed',
-      total: 20,
-      done: 20,
-      failed: 0,
-      skipped: 0,
-      batch: 3,
-      error: undefined,
-    });
+    expect(creator.progress()).toEqual(completed(20, 3));
     httpTesting.verify();
   });
 
