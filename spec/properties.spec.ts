@@ -203,6 +203,16 @@ describe('the reference model itself', () => {
     expect(sizes(100, 10)).toEqual([10, 20, 40, 30]);
   });
 
+  it('reads a growth factor as people write it, and always grows with one above 1 (§2)', () => {
+    expect(sizeAfter(100, { growthFactor: 1.1 })).toBe(110); // 100 * 1.1 is 110.00000000000001
+    expect(sizeAfter(10, { growthFactor: 1.1 })).toBe(11);
+    expect(sizeAfter(10, { growthFactor: 1.15 })).toBe(12);
+    expect(sizeAfter(1, { growthFactor: 1.0000001 })).toBe(2);
+    expect(sizeAfter(3, { growthFactor: 1 })).toBe(3);
+    expect(sizeAfter(3, { growthFactor: 1, initialBatchSize: 5, maxBatchSize: 8 })).toBe(5);
+    expect(sizeAfter(7, { growthFactor: 3, maxBatchSize: 8 })).toBe(8);
+  });
+
   it('agrees with the Kubernetes loop on every synchronous run over an array', () => {
     fc.assert(
       fc.property(

@@ -40,20 +40,21 @@ function resolved(options: ModelOptions) {
 
 /**
  * §2: the size the batch after a successful batch of `ranSize` tasks may hold,
- * `min(maxBatchSize, max(initialBatchSize, ceil(ranSize * growthFactor)))`.
+ * `min(maxBatchSize, max(initialBatchSize, ceil(ranSize * growthFactor)))`, with two readings of `ceil`:
  *
- * A growth factor is read as the decimal people write: `1.1` means 10 % more, so 10 tasks grow to 11,
- * although `10 * 1.1` is `11.000000000000002` in binary floating point. A factor within 1e-9 of a whole
- * number of hundredths is therefore computed in exact integer hundredths; any other factor uses the
- * floating-point product as it is.
+ * - Floating-point noise is not growth: `100 * 1.1` is `110.00000000000001` in binary floating point and
+ *   means 110. A product within `2 * Number.EPSILON` of a whole number, relative to its size, counts as
+ *   that whole number; any other product is rounded up.
+ * - A growth factor above 1 always grows: a batch that succeeded licenses at least one task more
+ *   (`1 * 1.0000001` would otherwise stay at 1 for ever).
  */
 export function sizeAfter(ranSize: number, options: ModelOptions): number {
   const o = resolved(options);
-  const hundredths = Math.round(o.growthFactor * 100);
-  const grown =
-    Math.abs(o.growthFactor * 100 - hundredths) < 1e-9
-      ? Math.ceil((ranSize * hundredths) / 100) // ranSize * hundredths is an exact integer
-      : Math.ceil(ranSize * o.growthFactor);
+  const product = ranSize * o.growthFactor;
+  const whole = Math.round(product);
+  const isNoise = Math.abs(product - whole) <= 2 * Number.EPSILON * product;
+  let grown = isNoise ? whole : Math.ceil(product);
+  if (o.growthFactor > 1 && grown <= ranSize) grown = ranSize + 1;
   return Math.min(o.maxBatchSize, Math.max(o.initialBatchSize, grown));
 }
 
