@@ -10,8 +10,7 @@
  * does the same.
  */
 import fc from 'fast-check';
-import type { SlowStartOptions } from '../../src/index.js';
-import type { Scenario, SourceKind, TaskKind } from './harness.js';
+import type { Scenario, ScenarioOptions, SourceKind, TaskKind } from './harness.js';
 import type { UnsubscribePlan } from './slow-start-model.js';
 
 const delay = fc.oneof(
@@ -102,7 +101,7 @@ export const tasks: fc.Arbitrary<TaskKind[]> = fc.oneof(
   },
 );
 
-export const options: fc.Arbitrary<SlowStartOptions> = fc
+export const options: fc.Arbitrary<ScenarioOptions> = fc
   .record(
     {
       initialBatchSize: fc.oneof(
@@ -121,7 +120,7 @@ export const options: fc.Arbitrary<SlowStartOptions> = fc
     { requiredKeys: [] },
   )
   .map(({ extraMax, ...rest }) => {
-    const o: SlowStartOptions = { ...rest };
+    const o: ScenarioOptions = { ...rest };
     if (extraMax !== undefined) o.maxBatchSize = extraMax === Infinity ? Infinity : (rest.initialBatchSize ?? 1) + extraMax;
     return o;
   });
@@ -172,24 +171,38 @@ const unsubscribe: fc.Arbitrary<UnsubscribePlan> = fc.oneof(
   { weight: 1, arbitrary: fc.integer({ min: 0, max: 6 }).map((emission) => ({ kind: 'inNext' as const, emission })) },
 );
 
-export const operatorScenario: fc.Arbitrary<Scenario> = fc
-  .record({ options, tasks, unsubscribe, sourceKind: fc.constantFrom('array', 'generator', 'subject', 'subject') })
-  .chain(({ options, tasks, unsubscribe, sourceKind }) =>
-    (sourceKind === 'subject' ? subjectSource(tasks.length) : fc.constant<SourceKind>({ kind: sourceKind })).map((source): Scenario => ({
-      api: 'operator',
+/** Options for window pacing (§9): the same numbers, and no `flushAfter`, which it refuses. */
+export const windowOptions: fc.Arbitrary<ScenarioOptions> = options.map((o) => {
+  const w: ScenarioOptions = { ...o, pacing: 'window' };
+  delete w.flushAfter;
+  return w;
+});
+
+const operatorScenarioWith = (options: fc.Arbitrary<ScenarioOptions>): fc.Arbitrary<Scenario> =>
+  fc
+    .record({ options, tasks, unsubscribe, sourceKind: fc.constantFrom('array', 'generator', 'subject', 'subject') })
+    .chain(({ options, tasks, unsubscribe, sourceKind }) =>
+      (sourceKind === 'subject' ? subjectSource(tasks.length) : fc.constant<SourceKind>({ kind: sourceKind })).map((source): Scenario => ({
+        api: 'operator',
+        options,
+        tasks,
+        source,
+        unsubscribe,
+      })),
+    );
+
+const slowStartScenarioWith = (options: fc.Arbitrary<ScenarioOptions>): fc.Arbitrary<Scenario> =>
+  fc
+    .record({ options, tasks, unsubscribe, sourceKind: fc.constantFrom('array' as const, 'generator' as const) })
+    .map(({ options, tasks, unsubscribe, sourceKind }): Scenario => ({
+      api: 'slowStart',
       options,
       tasks,
-      source,
+      source: { kind: sourceKind },
       unsubscribe,
-    })),
-  );
+    }));
 
-export const slowStartScenario: fc.Arbitrary<Scenario> = fc
-  .record({ options, tasks, unsubscribe, sourceKind: fc.constantFrom('array' as const, 'generator' as const) })
-  .map(({ options, tasks, unsubscribe, sourceKind }): Scenario => ({
-    api: 'slowStart',
-    options,
-    tasks,
-    source: { kind: sourceKind },
-    unsubscribe,
-  }));
+export const operatorScenario = operatorScenarioWith(options);
+export const slowStartScenario = slowStartScenarioWith(options);
+export const windowOperatorScenario = operatorScenarioWith(windowOptions);
+export const windowSlowStartScenario = slowStartScenarioWith(windowOptions);

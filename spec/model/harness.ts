@@ -8,9 +8,25 @@
  * exactly like the event loop and like the model. Every task delay, source arrival and `flushAfter`
  * timer goes through this scheduler, so a run is deterministic.
  */
-import { Observable, Subject, Subscription, VirtualTimeScheduler, from, take, type ObservableInput } from 'rxjs';
-import { slowStart, slowStartBatch, type BatchResult, type SlowStartOptions, type TaskContext, type TaskFactory } from '../../src/index.js';
-import { OPERATOR_MADE_ERROR, type ModelScenario, type Settlement, type TaskPlan, type UnsubscribePlan } from './slow-start-model.js';
+import { Observable, Subject, Subscription, VirtualTimeScheduler, from, take, tap, type ObservableInput } from 'rxjs';
+import {
+  SlowStartBatchError,
+  slowStart,
+  slowStartBatch,
+  type BatchResult,
+  type SlowStartOptions,
+  type TaskContext,
+  type TaskFactory,
+} from '../../src/index.js';
+import type { Trace } from './invariants.js';
+import {
+  OPERATOR_MADE_ERROR,
+  type ModelScenario,
+  type Settlement,
+  type TaskPlan,
+  type TraceEvent,
+  type UnsubscribePlan,
+} from './slow-start-model.js';
 
 /** How a task is built. Each kind maps to one `TaskPlan` of the model (see `toTaskPlan`). */
 export type TaskKind =
@@ -39,9 +55,39 @@ export type SourceKind =
       end: { kind: 'complete'; time: number } | { kind: 'error'; time: number; error: unknown } | { kind: 'never' };
     };
 
+/**
+ * The options of a scenario: those of §1 and `pacing` (§9), without `scheduler` (the harness brings its
+ * own). Written out here so that scenarios can name `pacing` whether or not the operator's types know it.
+ */
+export interface ScenarioOptions {
+  initialBatchSize?: number;
+  growthFactor?: number;
+  maxBatchSize?: number;
+  concurrency?: number;
+  flushAfter?: number;
+  pacing?: 'batch' | 'window';
+}
+
+/** The operator's options for a scenario, with the virtual-time scheduler. */
+function operatorOptions(options: ScenarioOptions, scheduler: VirtualTimeScheduler): SlowStartOptions {
+  // Needed once the operator's types tie `flushAfter` to batch pacing; a scenario's options are wider.
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion
+  return { ...options, scheduler } as SlowStartOptions;
+}
+
+/** Whether the operator accepts `pacing: 'window'` (§9) yet. */
+export const operatorHasWindowPacing: boolean = (() => {
+  try {
+    slowStartBatch(operatorOptions({ pacing: 'window' }, new VirtualTimeScheduler()));
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
 export interface Scenario {
   api: 'operator' | 'slowStart';
-  options: SlowStartOptions;
+  options: ScenarioOptions;
   tasks: TaskKind[];
   source: SourceKind;
   unsubscribe: UnsubscribePlan;
@@ -104,6 +150,14 @@ export interface Observed {
   concurrencyViolations: string[];
   /** Generator sources: items pulled, and whether its `finally` ran. */
   generator?: { pulled: number; closed: boolean };
+  /** Items the operator received from its source (`slowStartBatch` only). */
+  received: number;
+  /**
+   * What happened, in order: invocations, the moments the operator learnt of a task's outcome (for a
+   * promise: the reaction just before the operator's own), emissions, the source's end, an unsubscription
+   * and the end of the stream.
+   */
+  log: (TraceEvent | { type: 'end' })[];
 }
 
 /** Lets every queued microtask (promise reactions) run. */
@@ -124,7 +178,12 @@ export async function runScenario(s: Scenario): Promise<Observed> {
     openTaskSubscriptions: [],
     pendingTimersAfterEnd: 0,
     concurrencyViolations: [],
+    received: 0,
+    log: [],
   };
+  const note = (event: TraceEvent | { type: 'end' }) => observed.log.push(event);
+  const noteSettled = (index: number, ok: boolean) => note({ type: 'settle', index, ok, time: scheduler.now() });
+  const window = s.options.pacing === 'window';
 
   const running = new Map<number, number>(); // task index -> its batch
   /** Set when a promise task has settled or been created settled: its reaction is a queued microtask. */
@@ -138,7 +197,8 @@ export async function runScenario(s: Scenario): Promise<Observed> {
   const openSubscriptions = new Set<number>();
   const started = (index: number, batch: number) => {
     for (const [other, otherBatch] of running) {
-      if (otherBatch !== batch)
+      // Window pacing runs tasks of different results side by side (§9).
+      if (otherBatch !== batch && !window)
         observed.concurrencyViolations.push(`task ${index} (batch ${batch}) started while task ${other} (batch ${otherBatch}) ran`);
     }
     running.set(index, batch);
@@ -155,6 +215,7 @@ export async function runScenario(s: Scenario): Promise<Observed> {
       openSubscriptions.add(index);
       const finish = () => {
         settled(index, signal);
+        noteSettled(index, task.kind === 'observable');
         if (task.kind === 'observable') {
           if (!task.valuesEarly) for (const v of task.values) subscriber.next(v);
           subscriber.complete();
@@ -178,6 +239,7 @@ export async function runScenario(s: Scenario): Promise<Observed> {
     if (task.kind === 'notFunction') return task.item;
     const factory: TaskFactory<unknown> = (context: TaskContext) => {
       observed.invocations.push({ index, batch: context.batch, time: scheduler.now(), contextIndex: context.index });
+      note({ type: 'invoke', index, batch: context.batch, time: scheduler.now() });
       observed.signals.set(index, context.signal);
       started(index, context.batch);
       switch (task.kind) {
@@ -186,6 +248,7 @@ export async function runScenario(s: Scenario): Promise<Observed> {
           return taskObservable(index, task, context.signal);
         case 'array':
           settled(index, context.signal);
+          noteSettled(index, true);
           return task.values;
         case 'promise': {
           const settle = (resolve: (v: unknown) => void, reject: (r: unknown) => void) => {
@@ -194,17 +257,27 @@ export async function runScenario(s: Scenario): Promise<Observed> {
             if (task.ok) resolve(task.valueOrReason);
             else reject(task.valueOrReason);
           };
-          if (task.delay === null) return new Promise(settle);
           // A promise cannot be cancelled: its timer is the outside world's, not the operator's.
-          return new Promise((resolve, reject) => {
-            harnessActions.add(scheduler.schedule(() => settle(resolve, reject), task.delay!));
-          });
+          const promise =
+            task.delay === null
+              ? new Promise(settle)
+              : new Promise((resolve, reject) => {
+                  harnessActions.add(scheduler.schedule(() => settle(resolve, reject), task.delay!));
+                });
+          // Registered before the operator's own reaction, this one runs just before it.
+          promise.then(
+            () => noteSettled(index, true),
+            () => noteSettled(index, false),
+          );
+          return promise;
         }
         case 'throw':
           settled(index, context.signal);
+          noteSettled(index, false);
           throw task.reason;
         case 'notInput':
           settled(index, context.signal);
+          noteSettled(index, false);
           return task.returned as ObservableInput<unknown>;
       }
     };
@@ -226,7 +299,7 @@ export async function runScenario(s: Scenario): Promise<Observed> {
   }
 
   // The operator's only timers, the flush timers, run on the virtual clock too.
-  const options: SlowStartOptions = { ...s.options, scheduler };
+  const options = operatorOptions(s.options, scheduler);
   let subject: Subject<TaskFactory<unknown>> | undefined;
   let output: Observable<BatchResult<unknown>>;
   if (s.api === 'slowStart') {
@@ -240,7 +313,14 @@ export async function runScenario(s: Scenario): Promise<Observed> {
       generatorState = { pulled: 0, closed: false };
       source = from(generate());
     } else source = subject = new Subject<TaskFactory<unknown>>();
-    output = source.pipe(slowStartBatch(options));
+    const counted = source.pipe(
+      tap({
+        next: () => observed.received++,
+        complete: () => note({ type: 'sourceComplete', time: scheduler.now() }),
+        error: () => note({ type: 'sourceError', time: scheduler.now() }),
+      }),
+    );
+    output = counted.pipe(slowStartBatch(options));
   }
   if (s.unsubscribe.kind === 'inNext') output = output.pipe(take(s.unsubscribe.emission + 1));
 
@@ -249,9 +329,15 @@ export async function runScenario(s: Scenario): Promise<Observed> {
     ended = true;
   };
   const subscription = output.subscribe({
-    next: (value) => observed.emissions.push({ time: scheduler.now(), value }),
+    next: (value) => {
+      observed.emissions.push({ time: scheduler.now(), value });
+      note({ type: 'emit', result: value, time: scheduler.now() });
+      if (s.unsubscribe.kind === 'inNext' && observed.emissions.length === s.unsubscribe.emission + 1)
+        note({ type: 'unsubscribe', time: scheduler.now() });
+    },
     error: (error: unknown) => {
       observed.end = { kind: 'error', time: scheduler.now(), error };
+      note({ type: 'end' });
       noteEnd();
     },
     complete: () => {
@@ -260,6 +346,7 @@ export async function runScenario(s: Scenario): Promise<Observed> {
         s.unsubscribe.kind === 'inNext' && observed.emissions.length === s.unsubscribe.emission + 1
           ? { kind: 'unsubscribed', time: scheduler.now() }
           : { kind: 'complete', time: scheduler.now() };
+      if (observed.end.kind === 'complete') note({ type: 'end' });
       noteEnd();
     },
   });
@@ -284,6 +371,7 @@ export async function runScenario(s: Scenario): Promise<Observed> {
   if (s.unsubscribe.kind === 'at') {
     harness(() => {
       if (ended) return;
+      note({ type: 'unsubscribe', time: scheduler.now() });
       subscription.unsubscribe();
       observed.end = { kind: 'unsubscribed', time: scheduler.now() };
       noteEnd();
@@ -312,4 +400,36 @@ export async function runScenario(s: Scenario): Promise<Observed> {
   observed.openTaskSubscriptions = [...openSubscriptions].sort((a, b) => a - b);
   if (generatorState) observed.generator = generatorState;
   return observed;
+}
+
+/** The log of an operator's run, for the invariants of §9 (invariants.ts). */
+export function traceOfObserved(s: Scenario, observed: Observed): Trace {
+  const tasks = s.tasks.map(toTaskPlan);
+  const known = s.api === 'operator' ? observed.received : s.source.kind === 'array' ? s.tasks.length : (observed.generator?.pulled ?? 0);
+  let end: Trace['end'];
+  if (observed.end.kind === 'error') {
+    const error = observed.end.error;
+    if (error instanceof SlowStartBatchError) {
+      const firstRemaining = error.startIndex + error.size;
+      end = {
+        kind: 'batchError',
+        error: {
+          batch: error.batch,
+          startIndex: error.startIndex,
+          size: error.size,
+          successes: error.successes,
+          cause: error.cause,
+          results: error.results.map((r) =>
+            r.status === 'fulfilled'
+              ? { index: r.index, status: 'fulfilled' as const, value: r.value }
+              : { index: r.index, status: 'rejected' as const, reason: r.reason },
+          ),
+          remaining: error.remaining.map((f: unknown, k: number) =>
+            Object.is(f, observed.items[firstRemaining + k]) ? firstRemaining + k : -1,
+          ),
+        },
+      };
+    } else end = { kind: 'sourceError' };
+  } else end = { kind: observed.end.kind };
+  return { options: s.options, tasks, log: observed.log, end, known, seesEveryFailure: false, showsSourceEnd: s.api === 'operator' };
 }
