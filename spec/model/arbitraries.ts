@@ -78,28 +78,29 @@ export const anyTask = fc.oneof({ weight: 3, arbitrary: successfulTask }, { weig
  * few arbitrary tasks (often failures) at arbitrary positions, so they stay cheap to generate and to
  * shrink while still reaching later, larger batches.
  */
-export const tasks: fc.Arbitrary<TaskKind[]> = fc.oneof(
-  { weight: 6, arbitrary: fc.array(anyTask, { maxLength: 16 }) },
-  {
-    weight: 4,
-    arbitrary: fc
-      .record({
-        // A few thousand tasks in about one scenario in thirty: enough to reach batches of 1,024 and
-        // more with every kind of source, cheap enough to run thousands of scenarios.
-        count: fc.oneof(
-          { weight: 10, arbitrary: fc.integer({ min: 0, max: 200 }) },
-          { weight: 1, arbitrary: fc.integer({ min: 200, max: 3000 }) },
-        ),
-        pattern: fc.array(successfulTask, { minLength: 1, maxLength: 6 }),
-        overrides: fc.array(fc.record({ at: fc.nat(), task: anyTask }), { maxLength: 3 }),
-      })
-      .map(({ count, pattern, overrides }) => {
-        const list = Array.from({ length: count }, (_, i) => pattern[i % pattern.length]);
-        for (const o of overrides) if (count > 0) list[o.at % count] = o.task;
-        return list;
-      }),
-  },
-);
+const tasksOf = (anyTask: fc.Arbitrary<TaskKind>): fc.Arbitrary<TaskKind[]> =>
+  fc.oneof(
+    { weight: 6, arbitrary: fc.array(anyTask, { maxLength: 16 }) },
+    {
+      weight: 4,
+      arbitrary: fc
+        .record({
+          // A few thousand tasks in about one scenario in thirty: enough to reach batches of 1,024 and
+          // more with every kind of source, cheap enough to run thousands of scenarios.
+          count: fc.oneof(
+            { weight: 10, arbitrary: fc.integer({ min: 0, max: 200 }) },
+            { weight: 1, arbitrary: fc.integer({ min: 200, max: 3000 }) },
+          ),
+          pattern: fc.array(successfulTask, { minLength: 1, maxLength: 6 }),
+          overrides: fc.array(fc.record({ at: fc.nat(), task: anyTask }), { maxLength: 3 }),
+        })
+        .map(({ count, pattern, overrides }) => {
+          const list = Array.from({ length: count }, (_, i) => pattern[i % pattern.length]);
+          for (const o of overrides) if (count > 0) list[o.at % count] = o.task;
+          return list;
+        }),
+    },
+  );
 
 export const options: fc.Arbitrary<ScenarioOptions> = fc
   .record(
@@ -178,7 +179,9 @@ export const windowOptions: fc.Arbitrary<ScenarioOptions> = options.map((o) => {
   return w;
 });
 
-const operatorScenarioWith = (options: fc.Arbitrary<ScenarioOptions>): fc.Arbitrary<Scenario> =>
+export const tasks = tasksOf(anyTask);
+
+const operatorScenarioWith = (options: fc.Arbitrary<ScenarioOptions>, tasks = tasksOf(anyTask)): fc.Arbitrary<Scenario> =>
   fc
     .record({ options, tasks, unsubscribe, sourceKind: fc.constantFrom('array', 'generator', 'subject', 'subject') })
     .chain(({ options, tasks, unsubscribe, sourceKind }) =>
@@ -191,7 +194,7 @@ const operatorScenarioWith = (options: fc.Arbitrary<ScenarioOptions>): fc.Arbitr
       })),
     );
 
-const slowStartScenarioWith = (options: fc.Arbitrary<ScenarioOptions>): fc.Arbitrary<Scenario> =>
+const slowStartScenarioWith = (options: fc.Arbitrary<ScenarioOptions>, tasks = tasksOf(anyTask)): fc.Arbitrary<Scenario> =>
   fc
     .record({ options, tasks, unsubscribe, sourceKind: fc.constantFrom('array' as const, 'generator' as const) })
     .map(({ options, tasks, unsubscribe, sourceKind }): Scenario => ({
@@ -206,3 +209,9 @@ export const operatorScenario = operatorScenarioWith(options);
 export const slowStartScenario = slowStartScenarioWith(options);
 export const windowOperatorScenario = operatorScenarioWith(windowOptions);
 export const windowSlowStartScenario = slowStartScenarioWith(windowOptions);
+
+/** Window pacing over tasks that all succeed, from any source (a source may still error). */
+export const windowScenarioWhereAllSucceed = fc.oneof(
+  operatorScenarioWith(windowOptions, tasksOf(successfulTask)),
+  slowStartScenarioWith(windowOptions, tasksOf(successfulTask)),
+);

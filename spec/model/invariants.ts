@@ -102,6 +102,7 @@ export function checkInvariants(trace: Trace): string[] {
   let successes = 0;
   let lastInvoked = -1;
   let firstFailure: { index: number; position: number } | undefined;
+  let failingBatch: number | undefined;
   let sourceErrorAt: number | undefined;
   let maxBatchBeforeSourceError = -1;
   let maxBatch = -1;
@@ -124,7 +125,10 @@ export function checkInvariants(trace: Trace): string[] {
           fail(`task ${index} made ${inFlight.size} in flight after ${successes} successes; §9 allows ${ramp.bound(successes)}`);
         if (window && batch !== ramp.indexOf(index)) fail(`task ${index} was told batch ${batch}; its result is ${ramp.indexOf(index)}`);
         if (firstFailure !== undefined) {
-          const failingBatch = end.kind === 'batchError' ? end.error.batch : invokedBatch.get(firstFailure.index);
+          // Batch pacing runs the failing batch to its end. The batch of an item that is not a function
+          // is not in the log: the first invocation after its failure names it (the same or the next batch).
+          failingBatch ??= end.kind === 'batchError' ? end.error.batch : invokedBatch.get(firstFailure.index);
+          if (failingBatch === undefined && batch <= maxBatch + 1) failingBatch = batch;
           if (window || batch !== failingBatch) fail(`task ${index} (batch ${batch}) invoked after task ${firstFailure.index} failed`);
         }
         if (sourceErrorAt !== undefined && (window || batch > maxBatchBeforeSourceError))

@@ -281,7 +281,14 @@ interface Simulation {
   /** Emits a result; true when the consumer unsubscribed inside `next` (the stream has then ended). */
   emit(result: ExpectedBatchResult, inFlight: () => number[]): boolean;
   /** Ends the stream with the `SlowStartBatchError` of §5 / §9 for these unreported outcomes. */
-  fail(batch: number, startIndex: number, outcomes: TaskOutcome[], cause: unknown, successes: number, sourceError?: { error: unknown }): void;
+  fail(
+    batch: number,
+    startIndex: number,
+    outcomes: TaskOutcome[],
+    cause: unknown,
+    successes: number,
+    sourceError?: { error: unknown },
+  ): void;
 }
 
 /** How a pacing receives what the source does. */
@@ -476,7 +483,8 @@ function batchPacing(sim: Simulation): Pacing {
   let successes = 0;
   let flushTimerFor: number | undefined;
 
-  const nextSize = () => (lastRanSize === undefined ? resolved(scenario.options).initialBatchSize : sizeAfter(lastRanSize, scenario.options));
+  const nextSize = () =>
+    lastRanSize === undefined ? resolved(scenario.options).initialBatchSize : sizeAfter(lastRanSize, scenario.options);
 
   const settleTask = (index: number) => {
     if (sim.stopped() || !batch || !batch.active.has(index)) return;
