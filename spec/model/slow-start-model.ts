@@ -50,10 +50,12 @@ function resolved(options: ModelOptions) {
 export function sizeAfter(ranSize: number, options: ModelOptions): number {
   const o = resolved(options);
   const hundredths = Math.round(o.growthFactor * 100);
-  const grown =
+  let grown =
     Math.abs(o.growthFactor * 100 - hundredths) < 1e-9
       ? Math.ceil((ranSize * hundredths) / 100) // ranSize * hundredths is an exact integer
       : Math.ceil(ranSize * o.growthFactor);
+  // A factor above 1 grows a batch by at least one task, however close to 1 it is.
+  if (o.growthFactor > 1) grown = Math.max(grown, ranSize + 1);
   return Math.min(o.maxBatchSize, Math.max(o.initialBatchSize, grown));
 }
 
