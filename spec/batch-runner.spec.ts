@@ -21,7 +21,10 @@ function manualFeed() {
     return {
       start() {},
       request: (count) => requests.push(count),
-      undelivered: () => [],
+      drain: (done) => {
+        stops++;
+        done([]);
+      },
       stop: () => {
         stops++;
       },
@@ -78,6 +81,9 @@ function plainHost() {
       emit: (result: BatchResult<unknown>) => events.push(['emit', result]),
       error: (error: unknown) => events.push(['error', error]),
       complete: () => events.push(['complete']),
+      reportUnhandled: (error: unknown) => {
+        throw error;
+      },
     },
   };
 }

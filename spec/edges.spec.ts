@@ -20,7 +20,7 @@ const ok =
 const failing: TaskFactory<number> = () => throwError(() => new Error('quota'));
 
 /** Runs `slowStart` synchronously and reports what it emitted and how it ended. */
-function runSync(tasks: Parameters<typeof slowStart<number>>[0], options?: SlowStartOptions) {
+function runSync(tasks: Iterable<TaskFactory<number>> | AsyncIterable<TaskFactory<number>>, options?: SlowStartOptions) {
   const emitted: number[] = [];
   let error: unknown;
   let completed = false;

@@ -42,10 +42,22 @@ describe.each(entryPoints)('%s(options)', (_name, call) => {
     [{ concurrency: 0 }, RangeError, 'Expected `concurrency` to be an integer >= 1 or Infinity, got 0 (number)'],
     [{ concurrency: 1.5 }, RangeError, 'Expected `concurrency` to be an integer >= 1 or Infinity, got 1.5 (number)'],
     [{ concurrency: 2n }, TypeError, 'Expected `concurrency` to be an integer >= 1 or Infinity, got 2n (bigint)'],
-    [{ flushAfter: -1 }, RangeError, 'Expected `flushAfter` to be a finite number of milliseconds >= 0, got -1 (number)'],
-    [{ flushAfter: -0.001 }, RangeError, 'Expected `flushAfter` to be a finite number of milliseconds >= 0, got -0.001 (number)'],
-    [{ flushAfter: Infinity }, RangeError, 'Expected `flushAfter` to be a finite number of milliseconds >= 0, got Infinity (number)'],
-    [{ flushAfter: '10' }, TypeError, 'Expected `flushAfter` to be a finite number of milliseconds >= 0, got "10" (string)'],
+    [{ flushAfter: -1 }, RangeError, 'Expected `flushAfter` to be a finite number of milliseconds from 0 to 2147483647, got -1 (number)'],
+    [
+      { flushAfter: -0.001 },
+      RangeError,
+      'Expected `flushAfter` to be a finite number of milliseconds from 0 to 2147483647, got -0.001 (number)',
+    ],
+    [
+      { flushAfter: Infinity },
+      RangeError,
+      'Expected `flushAfter` to be a finite number of milliseconds from 0 to 2147483647, got Infinity (number)',
+    ],
+    [
+      { flushAfter: '10' },
+      TypeError,
+      'Expected `flushAfter` to be a finite number of milliseconds from 0 to 2147483647, got "10" (string)',
+    ],
     [
       { scheduler: {} },
       TypeError,

@@ -1,7 +1,15 @@
 // The pull-based feeds on their own, driven the way the runner drives them: `request(count)` asks for
 // `count` more factories (replacing any earlier request), `stop()` releases the source.
-import type { FactorySink } from '../src/batch-runner';
+import type { FactoryFeed, FactorySink } from '../src/batch-runner';
 import { arrayFeed, asyncIterableFeed, iterableFeed } from '../src/pull-feeds';
+
+/** What a feed hands back when drained, for feeds that have nothing on its way. */
+function drained(feed: FactoryFeed): unknown[] {
+  let undelivered: unknown[] | undefined;
+  feed.drain((handedBack) => (undelivered = handedBack));
+  if (undelivered === undefined) throw new Error('the feed did not drain at once');
+  return undelivered;
+}
 
 /** A sink that records what a feed delivered, in order. */
 function recordingSink() {
@@ -10,6 +18,7 @@ function recordingSink() {
     push: (factory) => events.push(factory),
     end: () => events.push('end'),
     fail: (error) => events.push({ failed: error }),
+    reportUnhandled: (error) => events.push({ unhandled: error }),
   };
   return { sink, events };
 }
@@ -71,12 +80,21 @@ describe('arrayFeed()', () => {
     feed.start();
     feed.request(2);
     expect(events).toEqual(['a', 'b']);
-    expect(feed.undelivered()).toEqual(['c']);
     feed.request(1);
     expect(events).toEqual(['a', 'b', 'c', 'end']);
     feed.request(5);
     expect(events).toEqual(['a', 'b', 'c', 'end']);
-    expect(feed.undelivered()).toEqual([]);
+    expect(drained(feed)).toEqual([]);
+  });
+
+  it('hands back the unread tail when drained, and delivers nothing after', () => {
+    const { sink, events } = recordingSink();
+    const feed = arrayFeed(['a', 'b', 'c'])(sink);
+    feed.start();
+    feed.request(2);
+    expect(drained(feed)).toEqual(['c']);
+    feed.request(1);
+    expect(events).toEqual(['a', 'b']);
   });
 
   it('ends an empty array at the first request, once', () => {
@@ -95,7 +113,7 @@ describe('arrayFeed()', () => {
     feed.stop();
     feed.request(2);
     expect(events).toEqual([]);
-    expect(feed.undelivered()).toEqual(['a', 'b']);
+    expect(drained(feed)).toEqual(['a', 'b']);
   });
 });
 

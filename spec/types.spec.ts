@@ -31,6 +31,22 @@ describe('types', () => {
     expectTypeOf(slowStart(of(() => of(1n)))).toEqualTypeOf<Observable<BatchResult<bigint>>>();
   });
 
+  it('infer the union for factories of mixed types', () => {
+    expectTypeOf(slowStart([() => of(1), () => of('s')])).toEqualTypeOf<Observable<BatchResult<number | string>>>();
+    expectTypeOf(slowStart([() => of(1), async () => true])).toEqualTypeOf<Observable<BatchResult<number | boolean>>>();
+    const mixed = [() => of(1), () => of('s')];
+    expectTypeOf(from(mixed).pipe(slowStartBatch())).toEqualTypeOf<Observable<BatchResult<number | string>>>();
+  });
+
+  it('type the context of a factory written inline', () => {
+    slowStart([
+      ({ signal, index }) => {
+        expectTypeOf(signal).toEqualTypeOf<AbortSignal>();
+        return of(index);
+      },
+    ]);
+  });
+
   it('type results and errors', () => {
     expectTypeOf<BatchResult<number>['values']>().toEqualTypeOf<(number | undefined)[]>();
     expectTypeOf<TaskContext>().toEqualTypeOf<{ readonly index: number; readonly batch: number; readonly signal: AbortSignal }>();
@@ -39,6 +55,7 @@ describe('types', () => {
       expectTypeOf(error).toEqualTypeOf<SlowStartBatchError<number>>();
       expectTypeOf(error.results).toEqualTypeOf<TaskOutcome<number>[]>();
       expectTypeOf(error.remaining).toEqualTypeOf<TaskFactory<number>[]>();
+      expectTypeOf(error.unfinished).toEqualTypeOf<TaskFactory<number>[]>();
     }
   });
 

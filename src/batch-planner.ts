@@ -1,5 +1,6 @@
 // The slow-start algorithm's bookkeeping, free of RxJS: which factories wait, how large the next
 // batch may be, and how the running batch's tasks ended.
+import { Queue } from './queue.js';
 import type { BatchResult, TaskOutcome } from './types.js';
 
 /** The options that shape batch sizes. */
@@ -13,84 +14,17 @@ export interface GrowthOptions {
  * The size the batch after a successful one of `ranSize` tasks may have (contract §2):
  * `min(maxBatchSize, max(initialBatchSize, ceil(ranSize * growthFactor)))`.
  *
- * The product is rounded before `ceil` so that floating-point noise does not grow a batch by one more
- * than was asked: `100 * 1.1` is `110.00000000000001` in binary floating point, and means 110.
+ * The product is rounded before `ceil` when it is within floating-point noise of a whole number, so
+ * that `100 * 1.1`, which is `110.00000000000001` in binary floating point, means 110 and not 111.
+ * The noise of one product is at most two units in the last place; nothing larger is absorbed, and a
+ * factor above 1 always grows a batch by at least one task.
  */
 export function nextBatchSize(ranSize: number, options: GrowthOptions): number {
   const grown = ranSize * options.growthFactor;
   const nearest = Math.round(grown);
-  const wanted = Math.abs(grown - nearest) <= grown * 1e-12 ? nearest : Math.ceil(grown);
+  let wanted = Math.abs(grown - nearest) <= grown * 2 * Number.EPSILON ? nearest : Math.ceil(grown);
+  if (options.growthFactor > 1) wanted = Math.max(wanted, ranSize + 1);
   return Math.min(options.maxBatchSize, Math.max(options.initialBatchSize, wanted));
-}
-
-/** How many items one chunk of a {@link Queue} holds. */
-const CHUNK_SIZE = 1024;
-
-/** A piece of a {@link Queue}'s storage. */
-interface Chunk<T> {
-  readonly items: (T | undefined)[];
-  next: Chunk<T> | undefined;
-}
-
-/**
- * A first-in, first-out queue whose `push` costs O(1) and `take` O(taken), however long the queue.
- *
- * Items are stored in fixed-size chunks rather than in one array: a single array that grows to hold
- * the hundreds of thousands of factories of a large batch is copied every time it outgrows its
- * storage, and that copying cost as much as the rest of the operator's work in the benchmarks.
- */
-class Queue<T> {
-  /** The chunk holding the oldest item, and that item's position in it. */
-  private head: Chunk<T> = { items: new Array<T | undefined>(CHUNK_SIZE), next: undefined };
-  private headPosition = 0;
-  /** The chunk the next item goes into, and its position there. */
-  private tail: Chunk<T> = this.head;
-  private tailPosition = 0;
-  private count = 0;
-
-  get length(): number {
-    return this.count;
-  }
-
-  push(item: T): void {
-    if (this.tailPosition === CHUNK_SIZE) {
-      const chunk: Chunk<T> = { items: new Array<T | undefined>(CHUNK_SIZE), next: undefined };
-      this.tail.next = chunk;
-      this.tail = chunk;
-      this.tailPosition = 0;
-    }
-    this.tail.items[this.tailPosition++] = item;
-    this.count++;
-  }
-
-  /** The oldest item; `undefined` when empty, as `take` clears every slot it reads. */
-  peek(): T | undefined {
-    return this.head.items[this.headPosition];
-  }
-
-  take(count: number): T[] {
-    const taken = new Array<T>(Math.min(count, this.count));
-    for (let i = 0; i < taken.length; i++) {
-      if (this.headPosition === CHUNK_SIZE) {
-        // The chunk is used up; dropping it lets the taken items go once their batch is done.
-        this.head = this.head.next as Chunk<T>;
-        this.headPosition = 0;
-      }
-      taken[i] = this.head.items[this.headPosition] as T;
-      this.head.items[this.headPosition++] = undefined;
-    }
-    this.count -= taken.length;
-    if (this.count === 0) {
-      // Empty: start again at the front of the last chunk instead of making a new one.
-      this.head = this.tail;
-      this.headPosition = this.tailPosition = 0;
-    }
-    return taken;
-  }
-
-  takeAll(): T[] {
-    return this.take(this.count);
-  }
 }
 
 /** The batch that is running: its factories and, as tasks settle, their outcomes. */
@@ -118,6 +52,8 @@ export type FinishedBatch<T> =
       readonly successes: number;
       readonly results: TaskOutcome<T>[];
       readonly cause: unknown;
+      /** The factories of the rejected tasks, in source order, to run again. */
+      readonly rejected: unknown[];
     };
 
 /**
@@ -211,13 +147,15 @@ export class BatchPlanner<F, T> {
     }
     const reasons = new Map(batch.failures.map((failure) => [failure.position, failure.reason]));
     const results: TaskOutcome<T>[] = [];
+    const rejected: F[] = [];
     for (let position = 0; position < batch.size; position++) {
       const index = batch.startIndex + position;
-      results.push(
-        reasons.has(position)
-          ? { index, status: 'rejected', reason: reasons.get(position) }
-          : { index, status: 'fulfilled', value: batch.values[position] },
-      );
+      if (reasons.has(position)) {
+        results.push({ index, status: 'rejected', reason: reasons.get(position) });
+        rejected.push(batch.factories[position]);
+      } else {
+        results.push({ index, status: 'fulfilled', value: batch.values[position] });
+      }
     }
     return {
       failed: true,
@@ -227,6 +165,7 @@ export class BatchPlanner<F, T> {
       successes: this.successes,
       results,
       cause: batch.failures[0].reason,
+      rejected,
     };
   }
 

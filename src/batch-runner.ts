@@ -28,6 +28,8 @@ export interface RunnerHost<T> {
   emit(result: BatchResult<T>): void;
   error(error: unknown): void;
   complete(): void;
+  /** Reports an error that has nowhere to go, such as one thrown by a teardown (RxJS's `config.onUnhandledError`). */
+  reportUnhandled(error: unknown): void;
 }
 
 /** Where a feed delivers factories. */
@@ -35,6 +37,8 @@ export interface FactorySink {
   push(factory: unknown): void;
   end(): void;
   fail(error: unknown): void;
+  /** Takes an error that has nowhere to go, such as one thrown by an iterator's `return()`. */
+  reportUnhandled(error: unknown): void;
 }
 
 /** A source of factories, push-based (an observable) or pull-based (an array or iterator). */
@@ -46,9 +50,13 @@ export interface FactoryFeed {
    * request); push-based feeds deliver what they have regardless.
    */
   request(count: number): void;
-  /** Factories the feed holds but has not delivered: an array's tail. */
-  undelivered(): unknown[];
-  /** Stops delivering and releases the source. Safe to call more than once. */
+  /**
+   * Stops delivering, waits for a delivery under way (an async iterator's pull), then releases the
+   * source and calls `done` with the factories it held or was pulling, so that none is lost, and with
+   * the source's error if that pull failed. A later `stop()` cancels the wait.
+   */
+  drain(done: (undelivered: unknown[], failure?: { error: unknown }) => void): void;
+  /** Stops delivering and releases the source at once. Safe to call more than once. */
   stop(): void;
 }
 
@@ -56,7 +64,7 @@ export interface FactoryFeed {
  * The context handed to a factory. Its `AbortController` is made on first read of `signal`: most
  * tasks never read it, and making one per task would cost more than the rest of a task's bookkeeping.
  */
-class LazyTaskContext implements TaskContext {
+class LazyTaskContext {
   /** Made on first read of `signal`. */
   private controller: AbortController | undefined;
   /** Set once the task is torn down, so a signal read later is born aborted. */
@@ -81,6 +89,29 @@ class LazyTaskContext implements TaskContext {
   }
 }
 
+/** The properties a factory sees on its context. */
+const contextKeys: ReadonlyArray<string | symbol> = ['index', 'batch', 'signal'];
+
+/**
+ * Shows a {@link LazyTaskContext} as a plain `{ index, batch, signal }`: `signal` lives in a getter on
+ * the prototype, which `{ ...context }` and `Object.assign({}, context)` would not copy, and a copy
+ * passed on to `fetch` could then not be cancelled. Reporting it as an own property makes every copy
+ * read it; a getter defined on each context instead cost twice as much per task.
+ */
+const contextView: ProxyHandler<LazyTaskContext> = {
+  // Read on the context itself, so that the `signal` getter keeps its state there.
+  get: (context, key) => context[key as keyof TaskContext],
+  ownKeys: () => contextKeys.slice(),
+  getOwnPropertyDescriptor: (context, key) =>
+    contextKeys.includes(key)
+      ? { value: context[key as keyof TaskContext], enumerable: true, configurable: true, writable: false }
+      : undefined,
+  // The context is read-only, as its type says.
+  set: () => false,
+  defineProperty: () => false,
+  deleteProperty: () => false,
+};
+
 /**
  * A task's subscription and the observer of its notifications. Declared once for the module, not
  * once per run: a class made inside `createBatchRunner` would give every subscription's tasks a shape
@@ -94,12 +125,17 @@ class TaskRun implements TaskObserver {
   /** The task's subscription; undefined until `subscribe` has returned. */
   subscription: Cancellable | undefined;
 
+  /** What the factory is given: a read-only view of `lazyContext`. */
+  readonly context: TaskContext;
+
   constructor(
     readonly position: number,
-    readonly context: LazyTaskContext,
+    readonly lazyContext: LazyTaskContext,
     /** The runner's `settle`. */
     private readonly onSettle: (run: TaskRun, fulfilled: boolean, outcome: unknown) => void,
-  ) {}
+  ) {
+    this.context = new Proxy(lazyContext, contextView);
+  }
 
   next(value: unknown): void {
     this.last = value;
@@ -113,9 +149,14 @@ class TaskRun implements TaskObserver {
     this.onSettle(this, true, this.last);
   }
 
-  tearDown(): void {
-    this.subscription?.unsubscribe();
-    this.context.abort();
+  /** Closes the task's subscription and aborts its signal; a teardown that throws still aborts it. */
+  tearDown(reportUnhandled: (error: unknown) => void): void {
+    try {
+      this.subscription?.unsubscribe();
+    } catch (error) {
+      reportUnhandled(error);
+    }
+    this.lazyContext.abort();
   }
 }
 
@@ -162,11 +203,14 @@ export function createBatchRunner<T>(
   let flushDue = false;
   /** Set once the stream has completed, errored or been unsubscribed: from then on nothing runs. */
   let closed = false;
+  /** Set once `stop` has run: the subscriber is gone, and the source released. */
+  let stopped = false;
   /** Set while `pump` runs, so that re-entrant calls only ask it to go round again. */
   let pumping = false;
   /** Set by a re-entrant call of `pump`: state has changed since this round looked at it. */
   let pumpAgain = false;
 
+  const reportUnhandled = (error: unknown) => host.reportUnhandled(error);
   const feed = createFeed({
     push(factory) {
       if (closed) return;
@@ -184,6 +228,7 @@ export function createBatchRunner<T>(
       sourceError = { error };
       pump();
     },
+    reportUnhandled,
   });
 
   /**
@@ -209,7 +254,9 @@ export function createBatchRunner<T>(
           // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- launchTasks may have closed the run
           if (!closed && batch.settled === batch.size) {
             finishBatch(batch);
-            // With the batch gone, the next one may start at once: no timer hop between batches.
+            // With the batch gone, the next one may start at once: no timer hop between batches,
+            // also when the oldest waiting factory is already overdue (§3c).
+            flushDue ||= oldestIsOverdue();
             pumpAgain = true;
           }
         }
@@ -225,6 +272,7 @@ export function createBatchRunner<T>(
     if (sourceError !== undefined) {
       // §6: the source's error comes after the running batch; factories still waiting are skipped.
       close();
+      release();
       host.error(sourceError.error);
     } else if (waiting >= wanted || (waiting > 0 && (sourceDone || flushDue))) {
       cancelFlushTimer();
@@ -237,6 +285,7 @@ export function createBatchRunner<T>(
       feed.request(0);
     } else if (sourceDone) {
       close();
+      release();
       host.complete();
     } else {
       feed.request(wanted - waiting);
@@ -249,18 +298,18 @@ export function createBatchRunner<T>(
     while (launched < current.size && active < concurrency && !closed) {
       const position = launched++;
       active++;
-      const context = new LazyTaskContext(current.startIndex + position, current.index);
-      const run = new TaskRun(position, context, settle);
+      const index = current.startIndex + position;
+      const run = new TaskRun(position, new LazyTaskContext(index, current.index), settle);
       const factory = current.factories[position];
       try {
         if (typeof factory !== 'function') {
-          throw new TypeError(expected(`tasks[${context.index}]`, 'a function returning an ObservableInput', factory));
+          throw new TypeError(expected(`tasks[${index}]`, 'a function returning an ObservableInput', factory));
         }
-        const input = (factory as TaskFactory<T>)(context);
+        const input = (factory as TaskFactory<T>)(run.context);
         // The factory may have caused an unsubscription; then its task must not start.
         // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- set by a re-entrant stop()
         if (closed) {
-          context.abort();
+          run.lazyContext.abort();
           return;
         }
         const subscription = host.subscribeTask(input, run);
@@ -269,7 +318,7 @@ export function createBatchRunner<T>(
         if (closed) {
           // Unsubscribed while the task was subscribing: `stop` could not see it yet.
           run.subscription = subscription;
-          run.tearDown();
+          run.tearDown(reportUnhandled);
           return;
         }
         run.subscription = subscription;
@@ -303,10 +352,20 @@ export function createBatchRunner<T>(
       return;
     }
     // §5: what was never invoked is listed for resuming, then the source is released before the error.
-    const remaining = [...planner.drop(), ...feed.undelivered()] as TaskFactory<T>[];
-    const error = new SlowStartBatchError<T>({ ...outcome, remaining, sourceError });
+    // A factory still on its way from the source (an async iterator's pull) is waited for (§11).
+    const waiting = planner.drop();
     close();
-    host.error(error);
+    feed.drain((undelivered, pullFailure) => {
+      const remaining = [...waiting, ...undelivered] as TaskFactory<T>[];
+      const unfinished = [...outcome.rejected, ...remaining] as TaskFactory<T>[];
+      host.error(new SlowStartBatchError<T>({ ...outcome, remaining, unfinished, sourceError: sourceError ?? pullFailure }));
+    });
+  }
+
+  /** Whether the oldest waiting factory has waited `flushAfter` or longer (§3c). */
+  function oldestIsOverdue(): boolean {
+    const oldest = planner.oldestArrival;
+    return oldest !== undefined && flushAfter !== undefined && host.now() - oldest >= flushAfter;
   }
 
   function armFlushTimer(): void {
@@ -325,28 +384,44 @@ export function createBatchRunner<T>(
     flushTimer = undefined;
   }
 
-  /** Ends everything: no factory is invoked and no notification is sent after this. */
+  /**
+   * Ends the run: no factory is invoked after this, and only a failure's error, once the feed has
+   * drained, is still sent.
+   */
   function close(): void {
     closed = true;
     cancelFlushTimer();
     planner.drop();
-    feed.stop();
+  }
+
+  /** Releases the source; what its teardown throws has nowhere to go but `reportUnhandled`. */
+  function release(): void {
+    try {
+      feed.stop();
+    } catch (error) {
+      reportUnhandled(error);
+    }
   }
 
   return {
     start() {
+      // A subscriber that was closed before the run started has already called `stop`.
+      if (closed) return;
       feed.start();
       pump();
     },
     stop() {
-      if (closed) return;
+      if (stopped) return;
+      stopped = true;
       const torn = running;
       running = [];
       batch = undefined;
       close();
+      // Every task is torn down, and the source released, even if a teardown before it throws.
       for (const run of torn) {
-        if (!run.settled) run.tearDown();
+        if (!run.settled) run.tearDown(reportUnhandled);
       }
+      release();
     },
   };
 }

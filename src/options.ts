@@ -28,7 +28,8 @@ export interface SlowStartOptions {
   /**
    * Milliseconds after which a batch starts with the factories that are waiting, even if fewer than
    * the batch size have arrived. Useful with slow sources, such as user actions. A batch cut short
-   * this way proves only its own size: growth starts again from the size that ran.
+   * this way proves only its own size: growth starts again from the size that ran. At most
+   * 2147483647 (2^31 - 1), the longest delay a timer can have.
    * @default undefined (wait until the batch is full or the source completes)
    */
   flushAfter?: number;
@@ -39,6 +40,12 @@ export interface SlowStartOptions {
    */
   scheduler?: SchedulerLike;
 }
+
+/**
+ * The longest delay a timer can have: browsers and Node keep it in a signed 32-bit integer and fire a
+ * longer one after about 1 ms.
+ */
+export const MAX_TIMER_DELAY = 2 ** 31 - 1;
 
 /** {@link SlowStartOptions} after validation, with every default filled in. */
 export interface ResolvedOptions {
@@ -112,8 +119,8 @@ export function resolveOptions(options: unknown): ResolvedOptions {
     options,
     'flushAfter',
     undefined,
-    'a finite number of milliseconds >= 0',
-    (value) => Number.isFinite(value) && value >= 0,
+    `a finite number of milliseconds from 0 to ${MAX_TIMER_DELAY}`,
+    (value) => value >= 0 && value <= MAX_TIMER_DELAY,
   );
 
   const scheduler = (options as SlowStartOptions).scheduler as unknown;

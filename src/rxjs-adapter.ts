@@ -44,6 +44,7 @@ function rxjsHost<T>(subscriber: Subscriber<BatchResult<T>>, scheduler: Schedule
     emit: (result) => subscriber.next(result),
     error: (error) => subscriber.error(error),
     complete: () => subscriber.complete(),
+    reportUnhandled: reportUnhandledError,
   };
 }
 
@@ -89,7 +90,7 @@ function notify(observer: TaskObserver, fulfilled: boolean, outcome: unknown): v
 }
 
 /** What RxJS does with an error that has nowhere to go: `config.onUnhandledError`, or a throw in a timeout. */
-function reportUnhandledError(error: unknown): void {
+export function reportUnhandledError(error: unknown): void {
   setTimeout(() => {
     const { onUnhandledError } = config;
     if (onUnhandledError) onUnhandledError(error);
@@ -118,7 +119,11 @@ export function observableFeed(source: ObservableInput<unknown>): (sink: Factory
           });
       },
       request() {},
-      undelivered: () => [],
+      // A push-based source has nothing on its way that the runner has not been given.
+      drain(done) {
+        this.stop();
+        done([]);
+      },
       // Stopping twice does nothing more: the source has stopped listening to `stopSignal`.
       stop() {
         stopSignal.next();

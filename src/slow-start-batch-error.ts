@@ -16,6 +16,8 @@ export interface SlowStartBatchErrorDetails<T> {
   results: TaskOutcome<T>[];
   cause: unknown;
   remaining: TaskFactory<T>[];
+  /** The factories of the rejected tasks, then `remaining`; `remaining` alone when not given. */
+  unfinished?: TaskFactory<T>[];
   sourceError?: { error: unknown };
 }
 
@@ -49,6 +51,20 @@ export class SlowStartBatchError<T = unknown> extends Error {
   /** How many tasks were never invoked: `remaining.length`. */
   readonly skipped: number;
   /**
+   * What a new run needs to finish the work: the factories of the rejected tasks of
+   * {@link SlowStartBatchError.results}, in source order, then {@link SlowStartBatchError.remaining}.
+   * Over an array, resume with `slowStart(error.unfinished)`.
+   */
+  readonly unfinished: TaskFactory<T>[];
+  /**
+   * The source index where what the error knows of ends: every item before it was reported by a
+   * `BatchResult` or is in {@link SlowStartBatchError.unfinished}; the items from it on were never
+   * received (a synchronous source can be stopped before it emitted them all). To resume a run over a
+   * source that can be subscribed again, run
+   * `concat(from(error.unfinished), source.pipe(skip(error.resumeFrom)))`.
+   */
+  readonly resumeFrom: number;
+  /**
    * The source's error, when the source errored while the failing batch ran. The property exists
    * only then (test with `'sourceError' in error`), since the source may error with `undefined`.
    */
@@ -70,6 +86,8 @@ export class SlowStartBatchError<T = unknown> extends Error {
     this.cause = details.cause;
     this.remaining = details.remaining;
     this.skipped = details.remaining.length;
+    this.unfinished = details.unfinished ?? details.remaining;
+    this.resumeFrom = details.startIndex + details.results.length + details.remaining.length;
     if (details.sourceError) {
       Object.defineProperty(this, 'sourceError', { value: details.sourceError.error, enumerable: true });
     }

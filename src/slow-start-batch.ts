@@ -1,7 +1,7 @@
 import type { OperatorFunction } from 'rxjs';
 import { resolveOptions, type SlowStartOptions } from './options.js';
 import { batchedObservable, observableFeed } from './rxjs-adapter.js';
-import type { BatchResult, TaskFactory } from './types.js';
+import type { BatchResult, TaskFactory, TaskValue } from './types.js';
 
 /**
  * Runs task factories in batches of growing size, the way Kubernetes creates pods: 1, 2, 4, 8, ...
@@ -42,7 +42,10 @@ import type { BatchResult, TaskFactory } from './types.js';
  * @param options Batch sizes, concurrency and flushing; validated when `slowStartBatch` is called.
  * @return An operator from task factories to one {@link BatchResult} per successful batch.
  */
-export function slowStartBatch<T>(options?: SlowStartOptions): OperatorFunction<TaskFactory<T>, BatchResult<T>> {
+export function slowStartBatch<F extends TaskFactory<unknown>>(options?: SlowStartOptions): OperatorFunction<F, BatchResult<TaskValue<F>>>;
+/** With the value type written out: `slowStartBatch<number>()`. */
+export function slowStartBatch<T>(options?: SlowStartOptions): OperatorFunction<TaskFactory<T>, BatchResult<T>>;
+export function slowStartBatch(options?: SlowStartOptions): OperatorFunction<TaskFactory<unknown>, BatchResult<unknown>> {
   const resolved = resolveOptions(options);
   return (source) => batchedObservable(observableFeed(source), resolved);
 }

@@ -3,7 +3,7 @@ import type { FactoryFeed, FactorySink } from './batch-runner.js';
 import { expected, resolveOptions, type SlowStartOptions } from './options.js';
 import { arrayFeed, asyncIterableFeed, iterableFeed } from './pull-feeds.js';
 import { batchedObservable, observableFeed } from './rxjs-adapter.js';
-import type { BatchResult, TaskFactory } from './types.js';
+import type { BatchResult, TaskFactory, TaskValue } from './types.js';
 
 /**
  * Runs task factories from an array, an iterable, an async iterable or any `ObservableInput` in
@@ -37,20 +37,39 @@ import type { BatchResult, TaskFactory } from './types.js';
  * @param options Batch sizes, concurrency and flushing; validated when `slowStart` is called.
  * @return An observable of one {@link BatchResult} per successful batch.
  */
+export function slowStart<F extends TaskFactory<unknown>>(
+  tasks: Iterable<F> | AsyncIterable<F> | ObservableInput<F>,
+  options?: SlowStartOptions,
+): Observable<BatchResult<TaskValue<F>>>;
+/** With the value type written out: `slowStart<number>(tasks)`. */
 export function slowStart<T>(
   tasks: Iterable<TaskFactory<T>> | AsyncIterable<TaskFactory<T>> | ObservableInput<TaskFactory<T>>,
   options?: SlowStartOptions,
-): Observable<BatchResult<T>> {
+): Observable<BatchResult<T>>;
+export function slowStart(tasks: unknown, options?: SlowStartOptions): Observable<BatchResult<unknown>> {
   const resolved = resolveOptions(options);
   return batchedObservable(feedFor(tasks), resolved);
+}
+
+/**
+ * Whether `tasks` has the method `key`. As in the language, a method that is `null` or `undefined` is
+ * absent; anything else must be a function, or the iteration it promises would fail on subscribe.
+ */
+function hasMethod(tasks: object, key: symbol, name: string): boolean {
+  const method = (tasks as Record<symbol, unknown>)[key];
+  if (method === undefined || method === null) return false;
+  if (typeof method !== 'function') {
+    throw new TypeError(expected(`tasks[${name}]`, 'a function returning an iterator', method));
+  }
+  return true;
 }
 
 /** Picks how factories are read from `tasks`; throws at once if they cannot be read at all. */
 function feedFor(tasks: unknown): (sink: FactorySink) => FactoryFeed {
   if (Array.isArray(tasks)) return arrayFeed(tasks);
   if (typeof tasks === 'object' && tasks !== null && !isObservable(tasks)) {
-    if (Symbol.asyncIterator in tasks) return asyncIterableFeed(tasks as AsyncIterable<unknown>);
-    if (Symbol.iterator in tasks) return iterableFeed(tasks as Iterable<unknown>);
+    if (hasMethod(tasks, Symbol.asyncIterator, 'Symbol.asyncIterator')) return asyncIterableFeed(tasks as AsyncIterable<unknown>);
+    if (hasMethod(tasks, Symbol.iterator, 'Symbol.iterator')) return iterableFeed(tasks as Iterable<unknown>);
   }
   let observable: Observable<unknown>;
   try {

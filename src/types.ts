@@ -1,4 +1,4 @@
-import type { ObservableInput } from 'rxjs';
+import type { ObservableInput, ObservedValueOf } from 'rxjs';
 
 /**
  * What a task factory is told about the task it is asked to start.
@@ -23,6 +23,13 @@ export interface TaskContext {
  * `ObservableInput`, or the returned observable errors or promise rejects.
  */
 export type TaskFactory<T> = (context: TaskContext) => ObservableInput<T>;
+
+/**
+ * The value type of a task factory's task: `number` for `() => of(1)`, `string` for
+ * `async () => 'text'`. Over a union of factories it is the union of their values, so that
+ * `slowStart([() => of(1), () => of('s')])` emits `BatchResult<number | string>`.
+ */
+export type TaskValue<F> = F extends (context: TaskContext) => infer R ? ObservedValueOf<R> : never;
 
 /** What `slowStartBatch()` and `slowStart()` emit for each batch whose tasks all succeeded. */
 export interface BatchResult<T> {
