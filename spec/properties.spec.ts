@@ -9,6 +9,7 @@
  */
 import fc from 'fast-check';
 import { loadConformanceCases } from './conformance-cases';
+import { nextBatchSize } from '../src/index.js';
 import { operatorScenario, slowStartScenario } from './model/arbitraries.js';
 import { expectMatchesModel } from './model/compare.js';
 import { runScenario, toModelScenario, traceOfObserved, type Scenario } from './model/harness.js';
@@ -94,6 +95,28 @@ describe('the reference model itself', () => {
     expect(sizeAfter(3, { growthFactor: 1 })).toBe(3);
     expect(sizeAfter(3, { growthFactor: 1, initialBatchSize: 5, maxBatchSize: 8 })).toBe(5);
     expect(sizeAfter(7, { growthFactor: 3, maxBatchSize: 8 })).toBe(8);
+  });
+
+  it('computes the sizes of §2 as src does, on generated sizes and options', () => {
+    fc.assert(
+      fc.property(
+        fc.record({
+          ranSize: fc.integer({ min: 1, max: 1_000_000 }),
+          initialBatchSize: fc.integer({ min: 1, max: 50 }),
+          growthFactor: fc.oneof(
+            fc.integer({ min: 100, max: 400 }).map((h) => h / 100),
+            fc.double({ min: 1, max: 4, noNaN: true }),
+            fc.double({ min: 1, max: 1.000001, noNaN: true }),
+          ),
+          extraMax: fc.oneof(fc.constant(Infinity), fc.nat({ max: 100_000 })),
+        }),
+        ({ ranSize, extraMax, ...rest }) => {
+          const options = { ...rest, maxBatchSize: rest.initialBatchSize + extraMax };
+          expect(sizeAfter(ranSize, options)).toBe(nextBatchSize(ranSize, options));
+        },
+      ),
+      { numRuns: 2000 },
+    );
   });
 
   it('agrees with the Kubernetes loop on every synchronous run over an array', () => {

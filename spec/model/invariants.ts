@@ -40,6 +40,9 @@ export type TraceEnd =
         results: ExpectedOutcome[];
         /** Source indices of `remaining`, -1 for an entry that is not the factory expected there. */
         remaining: number[];
+        /** The operator's `unfinished` (-1 as above) and `resumeFrom`, for resuming a run (§11). */
+        unfinished?: number[];
+        resumeFrom?: number;
       };
     };
 
@@ -259,6 +262,14 @@ export function checkInvariants(trace: Trace): string[] {
     e.remaining.forEach((index, k) => {
       if (index !== firstRemaining + k) fail(`remaining[${k}] is not the factory of task ${firstRemaining + k}`);
     });
+    // What a caller resumes: the rejected tasks, then the factories never invoked.
+    if (e.unfinished) {
+      const expected = [...e.results.filter((r) => r.status === 'rejected').map((r) => r.index), ...e.remaining];
+      if (JSON.stringify(e.unfinished) !== JSON.stringify(expected))
+        fail(`unfinished holds tasks ${JSON.stringify(e.unfinished)}, not the rejected ones and remaining ${JSON.stringify(expected)}`);
+    }
+    if (e.resumeFrom !== undefined && e.resumeFrom !== trace.known)
+      fail(`resumeFrom is ${e.resumeFrom}; the run knew ${trace.known} factories`);
   } else if (end.kind === 'complete') {
     if (covered !== trace.known) fail(`the stream completed with ${covered} of ${trace.known} tasks reported`);
   } else if (end.kind === 'sourceError') {
