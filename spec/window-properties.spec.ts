@@ -11,7 +11,9 @@
  * replays it.
  */
 import fc from 'fast-check';
-import { slowStart, slowStartBatch, type SlowStartOptions } from '../src/index.js';
+import { from, map, of, type Observable } from 'rxjs';
+import { TestScheduler } from 'rxjs/testing';
+import { slowStart, slowStartBatch, type BatchResult, type SlowStartOptions, type TaskFactory } from '../src/index.js';
 import {
   operatorScenario,
   slowStartScenario,
@@ -29,6 +31,8 @@ const replay: fc.Parameters<unknown> = process.env.FC_SEED
   ? { seed: Number(process.env.FC_SEED), path: process.env.FC_PATH, endOnFailure: true }
   : { endOnFailure: process.env.FC_END_ON_FAILURE === '1' };
 const timeout = 110_000;
+
+const whenOperatorHasWindowPacing = operatorHasWindowPacing ? describe : describe.skip;
 
 const anyScenario = fc.oneof(operatorScenario, slowStartScenario, windowOperatorScenario, windowSlowStartScenario);
 
@@ -273,8 +277,6 @@ describe('the reference model, window pacing', () => {
   );
 });
 
-const whenOperatorHasWindowPacing = operatorHasWindowPacing ? describe : describe.skip;
-
 whenOperatorHasWindowPacing("pacing: 'window' against the reference model", () => {
   async function checkScenario(scenario: Scenario) {
     const model = simulateSlowStart(toModelScenario(scenario));
@@ -303,5 +305,114 @@ whenOperatorHasWindowPacing("pacing: 'window' against the reference model", () =
     const options = { pacing: 'window', flushAfter: 10 } as unknown as SlowStartOptions;
     expect(() => slowStartBatch(options)).toThrow(TypeError);
     expect(() => slowStart([], options)).toThrow(TypeError);
+  });
+});
+
+/**
+ * The common cases in marbles. One frame is one millisecond; a task `task(3, 'c')` emits `c` and
+ * completes 3 frames after it is invoked. Each result is drawn as its values joined.
+ */
+describe("pacing: 'window' in marbles", () => {
+  const windowPacing = { pacing: 'window' } as SlowStartOptions;
+  const run = (
+    body: (helpers: {
+      cold: TestScheduler['createColdObservable'];
+      expectObservable: TestScheduler['expectObservable'];
+      now: () => number;
+    }) => void,
+  ) => {
+    const scheduler = new TestScheduler((actual, expected) => expect(actual).toEqual(expected));
+    scheduler.run(({ cold, expectObservable }) => body({ cold, expectObservable, now: () => scheduler.now() }));
+  };
+  const joined = (results: Observable<BatchResult<string>>) => results.pipe(map((r) => r.values.join('')));
+
+  it('batch pacing: a slow task holds the next batch back', () => {
+    const invoked: number[] = [];
+    run(({ cold, expectObservable, now }) => {
+      const task =
+        (frames: number, value: string): TaskFactory<string> =>
+        () => {
+          invoked.push(now());
+          return cold(`${'-'.repeat(frames)}(v|)`, { v: value });
+        };
+      const tasks = [task(2, 'a'), task(8, 'b'), task(2, 'c'), task(2, 'd'), task(2, 'e'), task(2, 'f'), task(2, 'g')];
+      expectObservable(joined(from(tasks).pipe(slowStartBatch<string>()))).toBe('--x-------y-(z|)', { x: 'a', y: 'bc', z: 'defg' });
+    });
+    // The run has been flushed: every invocation is known.
+    expect(invoked).toEqual([0, 2, 2, 10, 10, 10, 10]);
+  });
+
+  whenOperatorHasWindowPacing('once the operator has it', () => {
+    it('window pacing: the slow task holds back no other slot; results still come in order', () => {
+      const invoked: number[] = [];
+      run(({ cold, expectObservable, now }) => {
+        const task =
+          (frames: number, value: string): TaskFactory<string> =>
+          () => {
+            invoked.push(now());
+            return cold(`${'-'.repeat(frames)}(v|)`, { v: value });
+          };
+        const tasks = [task(2, 'a'), task(8, 'b'), task(2, 'c'), task(2, 'd'), task(2, 'e'), task(2, 'f'), task(2, 'g')];
+        // Tasks 3 to 6 are done at frame 8, but their result follows the one that waits for task 1.
+        expectObservable(joined(from(tasks).pipe(slowStartBatch<string>(windowPacing)))).toBe('--x-------(yz|)', {
+          x: 'a',
+          y: 'bc',
+          z: 'defg',
+        });
+      });
+      // The run has been flushed: every invocation is known.
+      expect(invoked).toEqual([0, 2, 2, 4, 6, 6, 6]);
+    });
+
+    it('window pacing: a failure stops admissions; the tasks in flight end; the error loses no outcome', () => {
+      const invoked: number[] = [];
+      run(({ cold, expectObservable, now }) => {
+        const task =
+          (marbles: string, value?: string): TaskFactory<string> =>
+          () => {
+            invoked.push(now());
+            return cold(marbles, { v: value ?? '' }, 'quota');
+          };
+        const tasks = [
+          task('--(v|)', 'a'),
+          task('--(v|)', 'b'),
+          task('--------(v|)', 'c'),
+          task('--(v|)', 'd'),
+          task('--#'),
+          task('----(v|)', 'f'),
+          task('--(v|)', 'g'),
+          task('--(v|)', 'h'),
+        ];
+        // Task 4 fails at frame 8. Task 2 ends at frame 10: result 1 is still emitted, then the error.
+        expectObservable(joined(slowStart(tasks, windowPacing))).toBe(
+          '--x-------(y#)',
+          { x: 'a', y: 'bc' },
+          expect.objectContaining({
+            name: 'SlowStartBatchError',
+            batch: 2,
+            startIndex: 3,
+            size: 4,
+            successes: 6,
+            cause: 'quota',
+            results: [
+              { index: 3, status: 'fulfilled', value: 'd' },
+              { index: 4, status: 'rejected', reason: 'quota' },
+              { index: 5, status: 'fulfilled', value: 'f' },
+              { index: 6, status: 'fulfilled', value: 'g' },
+            ],
+            remaining: [tasks[7]],
+          }),
+        );
+      });
+      // The run has been flushed: every invocation is known.
+      expect(invoked).toEqual([0, 2, 2, 4, 6, 6, 6]);
+    });
+
+    it('window pacing over synchronous tasks gives the batches of batch pacing', () => {
+      run(({ expectObservable }) => {
+        const tasks = Array.from({ length: 10 }, (_, i) => () => of(String(i)));
+        expectObservable(joined(slowStart(tasks, windowPacing))).toBe('(wxyz|)', { w: '0', x: '12', y: '3456', z: '789' });
+      });
+    });
   });
 });
