@@ -10,13 +10,13 @@ export default {
     configFile: 'jest.config.js',
     config: {
       // Left out, to keep a run under an hour on two cores: the leak test (it measures the whole
-      // process's heap; retention.spec.ts checks the same thing faster), the demo's tests (they test the demo's own code) and the
-      // stack tests (a million tasks each; `npm test` runs them).
+      // process's heap; spec/perf/retention.spec.ts checks the same thing faster), the demo's tests
+      // (they test the demo's own code) and the stack tests (a million tasks each; `npm test` runs them).
       testPathIgnorePatterns: [
         '/node_modules/',
-        '/spec/leak\\.spec\\.ts$',
-        '/spec/demo\\.spec\\.ts$',
-        '/spec/stack-and-state\\.spec\\.ts$',
+        '/spec/perf/leak\\.spec\\.ts$',
+        '/demo/demo\\.spec\\.ts$',
+        '/spec/perf/stack\\.spec\\.ts$',
       ],
     },
     enableFindRelatedTests: false,

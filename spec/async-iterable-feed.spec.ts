@@ -1,7 +1,7 @@
 // The async-iterable feed's bookkeeping: how many factories it pulls, and what happens when closing it fails.
 import { lastValueFrom, map, of, take, toArray } from 'rxjs';
 import { slowStart, type TaskFactory } from '../src/index';
-import { errorsReportedLater } from './helpers';
+import { errorsReportedLater } from './support/helpers';
 
 describe('slowStart() over an async iterable', () => {
   it('has pulled exactly the factories of the batches that ran each time a batch is emitted', async () => {

@@ -2,8 +2,8 @@ import { EMPTY, from, map, mergeMap, NEVER, Observable, of, Subject, take, Virtu
 import { TestScheduler, type RunHelpers } from 'rxjs/testing';
 
 type ColdObservable<T> = ReturnType<RunHelpers['cold']> & Observable<T>;
-import { slowStartBatch, type BatchResult, type TaskContext, type TaskFactory } from '../src/index';
-import { batch, summarizeError } from './helpers';
+import { slowStartBatch, type BatchResult, type TaskContext, type TaskFactory } from '../../src/index';
+import { batch, summarizeError } from '../support/helpers';
 
 function createScheduler() {
   return new TestScheduler((actual, expected) => expect(actual).toEqual(expected));

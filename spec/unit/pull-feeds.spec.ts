@@ -1,7 +1,7 @@
 // The pull-based feeds on their own, driven the way the runner drives them: `request(count)` asks for
 // `count` more factories (replacing any earlier request), `stop()` releases the source.
-import type { FactorySink } from '../src/batch-runner';
-import { arrayFeed, asyncIterableFeed, iterableFeed } from '../src/pull-feeds';
+import type { FactorySink } from '../../src/batch-runner';
+import { arrayFeed, asyncIterableFeed, iterableFeed } from '../../src/pull-feeds';
 
 /** A sink that records what a feed delivered, in order. */
 function recordingSink() {

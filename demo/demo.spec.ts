@@ -1,14 +1,14 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DEFAULTS, USAGE, UsageError, parseDemoArgs } from '../demo/args';
-import type { DemoOptions } from '../demo/args';
-import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, main } from '../demo/main';
-import type { Output } from '../demo/report';
-import { runDemo } from '../demo/run-demo';
-import type { RunRecord, TaskRecord } from '../demo/run-record';
-import { QuotaExceededError, createSimulatedApi, seededRandom } from '../demo/simulated-api';
-import { escapeXml, niceTicks, renderTimelineSvg } from '../demo/timeline-svg';
+import { DEFAULTS, USAGE, UsageError, parseDemoArgs } from './args';
+import type { DemoOptions } from './args';
+import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, main } from './main';
+import type { Output } from './report';
+import { runDemo } from './run-demo';
+import type { RunRecord, TaskRecord } from './run-record';
+import { QuotaExceededError, createSimulatedApi, seededRandom } from './simulated-api';
+import { escapeXml, niceTicks, renderTimelineSvg } from './timeline-svg';
 
 const fixedSeed = () => 42;
 

@@ -1,6 +1,6 @@
 // Every way a task can fail (contract §4), each in a batch with a sibling that must still run to its end.
 import { defer, firstValueFrom, Observable, of, throwError, timer, map, materialize, toArray } from 'rxjs';
-import { isSlowStartBatchError, slowStart, SlowStartBatchError, type TaskFactory } from '../src/index';
+import { isSlowStartBatchError, slowStart, SlowStartBatchError, type TaskFactory } from '../../src/index';
 
 /** Runs `failing` beside a slow sibling in one batch of two and returns the error. */
 async function failureOf(failing: unknown): Promise<SlowStartBatchError<string>> {
@@ -133,10 +133,10 @@ describe('SlowStartBatchError', () => {
   });
 
   it('is recognised by isSlowStartBatchError across two loaded copies of the package', () => {
-    let otherCopy: typeof import('../src/index') | undefined;
+    let otherCopy: typeof import('../../src/index') | undefined;
     jest.isolateModules(() => {
       // eslint-disable-next-line @typescript-eslint/no-require-imports -- jest.isolateModules needs a synchronous require
-      otherCopy = require('../src/index') as typeof import('../src/index');
+      otherCopy = require('../../src/index') as typeof import('../../src/index');
     });
     expect(otherCopy?.SlowStartBatchError).not.toBe(SlowStartBatchError);
     const foreign = new otherCopy!.SlowStartBatchError({

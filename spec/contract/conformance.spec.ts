@@ -1,7 +1,7 @@
 // Kubernetes' own test cases for slowStartBatch, read from the vendored fixture (spec/fixtures/).
 import { from, Observable, of, throwError } from 'rxjs';
-import { isSlowStartBatchError, slowStart, slowStartBatch, type BatchResult, type TaskFactory } from '../src/index';
-import { loadConformanceCases, type ConformanceCase } from './conformance-cases';
+import { isSlowStartBatchError, slowStart, slowStartBatch, type BatchResult, type TaskFactory } from '../../src/index';
+import { loadConformanceCases, type ConformanceCase } from '../support/conformance-cases';
 
 const cases = loadConformanceCases();
 

@@ -1,6 +1,6 @@
 import { firstValueFrom, lastValueFrom, materialize, of, Subject, take, throwError, timer, map, toArray, defer } from 'rxjs';
-import { isSlowStartBatchError, slowStart, type BatchResult, type SlowStartBatchError, type TaskFactory } from '../src/index';
-import { errorsReportedLater } from './helpers';
+import { isSlowStartBatchError, slowStart, type BatchResult, type SlowStartBatchError, type TaskFactory } from '../../src/index';
+import { errorsReportedLater } from '../support/helpers';
 
 const succeed =
   (value: number): TaskFactory<number> =>

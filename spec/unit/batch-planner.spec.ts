@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BatchPlanner } from '../src/batch-planner';
-import { nextBatchSize } from '../src/index';
+import { BatchPlanner } from '../../src/batch-planner';
+import { nextBatchSize } from '../../src/index';
 
 const defaults = { initialBatchSize: 1, growthFactor: 2, maxBatchSize: Infinity };
 
@@ -73,7 +73,7 @@ describe('architecture', () => {
   it.each(['batch-planner.ts', 'batch-runner.ts', 'pull-feeds.ts', 'slow-start-batch-error.ts', 'options.ts', 'types.ts'])(
     '%s imports nothing from rxjs at run time',
     (file) => {
-      const source = readFileSync(join(__dirname, '..', 'src', file), 'utf8');
+      const source = readFileSync(join(__dirname, '..', '..', 'src', file), 'utf8');
       const runtimeImports = source.match(/^import (?!type ).*from 'rxjs.*';$/gm) ?? [];
       expect(runtimeImports).toEqual([]);
     },

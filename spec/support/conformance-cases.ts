@@ -12,7 +12,7 @@ export interface ConformanceCase {
   expected: { batchSizes: number[]; invoked: number; successes: number; errors: boolean; skipped: number };
 }
 
-export const conformanceFile = join(__dirname, 'fixtures', 'kubernetes-slow-start.json');
+export const conformanceFile = join(__dirname, '..', 'fixtures', 'kubernetes-slow-start.json');
 
 export function loadConformanceCases(): ConformanceCase[] {
   return (JSON.parse(readFileSync(conformanceFile, 'utf8')) as { cases: ConformanceCase[] }).cases;

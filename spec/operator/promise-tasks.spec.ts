@@ -1,8 +1,8 @@
 // Tasks that return native promises are followed without `from()` (see followPromise in
 // src/rxjs-adapter.ts); these pin down that they still behave exactly as `from(promise)` would.
 import { config, firstValueFrom, lastValueFrom, Subject, toArray, type SchedulerLike } from 'rxjs';
-import { isSlowStartBatchError, slowStart, slowStartBatch, type TaskFactory } from '../src/index';
-import { batch, errorsReportedLater } from './helpers';
+import { isSlowStartBatchError, slowStart, slowStartBatch, type TaskFactory } from '../../src/index';
+import { batch, errorsReportedLater } from '../support/helpers';
 
 /** A promise with its resolve and reject, to settle tasks from the test. */
 function deferred<T>() {

@@ -1,5 +1,5 @@
 import { config, NEVER, Observable, Subject } from 'rxjs';
-import { slowStartBatch, type TaskFactory } from '../src/index';
+import { slowStartBatch, type TaskFactory } from '../../src/index';
 
 describe('a consumer that unsubscribes while a task is subscribing', () => {
   it('tears that task down: its subscription is closed and its signal aborts (§7)', () => {

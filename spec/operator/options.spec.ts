@@ -1,5 +1,5 @@
 import { of, VirtualTimeScheduler } from 'rxjs';
-import { slowStart, slowStartBatch, type SlowStartOptions } from '../src/index';
+import { slowStart, slowStartBatch, type SlowStartOptions } from '../../src/index';
 
 // Options are validated when the function is called, not on subscribe (contract §8), so every case
 // below calls the function and never subscribes.

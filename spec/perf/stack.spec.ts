@@ -1,6 +1,6 @@
 // Contract §8: the call stack does not grow with the number of tasks, and every subscription starts afresh.
 import { defer, from, lastValueFrom, of, retry, throwError, timer, map, toArray, type Observable } from 'rxjs';
-import { slowStart, slowStartBatch, type BatchResult, type TaskFactory } from '../src/index';
+import { slowStart, slowStartBatch, type BatchResult, type TaskFactory } from '../../src/index';
 
 function lastResult<T>(source: Observable<BatchResult<T>>): BatchResult<T> | undefined {
   let last: BatchResult<T> | undefined;
