@@ -122,3 +122,11 @@ describe('slowStart(tasks)', () => {
     }
   });
 });
+
+// Found by mutation testing (see MUTATION.md): objects that miss one of the two methods.
+describe('the scheduler option (§8)', () => {
+  it.each([null, 42, {}, { schedule: () => undefined }, { now: () => 0 }])('rejects %p with a TypeError', (scheduler) => {
+    expect(() => slowStartBatch({ scheduler: scheduler as never })).toThrow(TypeError);
+    expect(() => slowStart([], { scheduler: scheduler as never })).toThrow(/`scheduler`/);
+  });
+});

@@ -1,5 +1,143 @@
-import { config, NEVER, Observable, Subject } from 'rxjs';
-import { slowStartBatch, type TaskFactory } from '../../src/index';
+// Contract §7: unsubscribing tears down every running task (its subscription closes, its signal
+// aborts), drops waiting factories and invokes nothing more, also from inside the consumer's `next`.
+import { config, from, mergeMap, NEVER, Observable, of, Subject, take } from 'rxjs';
+import { slowStart, slowStartBatch, type TaskContext, type TaskFactory } from '../../src/index';
+import { batch } from '../support/helpers';
+import { createScheduler, factoriesFor } from '../support/marbles';
+
+/** Factories 0 to 3 that record their invocation. */
+const recordingFactories = (invoked: number[]): TaskFactory<number>[] =>
+  [0, 1, 2, 3].map((i) => () => {
+    invoked.push(i);
+    return of(i);
+  });
+
+describe('unsubscribing (§7)', () => {
+  it('tears down running tasks and the source on early unsubscribe', () => {
+    createScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const tasks = { a: cold('-A|'), b: cold('-----B|'), c: cold('------C|'), d: cold('-D|') };
+      const source = cold('-a-bcd|', factoriesFor(tasks));
+      expectObservable(source.pipe(slowStartBatch()), '-------!').toBe('---x', { x: batch(0, 0, ['A'], 1) });
+      expectSubscriptions(tasks.b.subscriptions).toBe('----^--!');
+      expectSubscriptions(tasks.c.subscriptions).toBe('----^--!');
+      expectSubscriptions(tasks.d.subscriptions).toBe([]);
+      // The source completed at frame 6; d was waiting for batch 2 and is dropped.
+      expectSubscriptions(source.subscriptions).toBe('^-----!');
+    });
+  });
+
+  it('does not break unsubscription chains', () => {
+    createScheduler().run(({ cold, hot, expectObservable, expectSubscriptions }) => {
+      const tasks = { a: cold('-A|'), b: cold('-----B|'), c: cold('------C|') };
+      const source = hot('-a-bc--|', factoriesFor(tasks));
+      const result = source.pipe(
+        mergeMap((factory) => of(factory)),
+        slowStartBatch(),
+        mergeMap((value) => of(value)),
+      );
+      expectObservable(result, '------!').toBe('---x', { x: batch(0, 0, ['A'], 1) });
+      expectSubscriptions(source.subscriptions).toBe('^-----!');
+      expectSubscriptions(tasks.b.subscriptions).toBe('----^-!');
+    });
+  });
+
+  it('aborts the signal of every running task and of no settled one', async () => {
+    const signals: AbortSignal[] = [];
+    const source = new Subject<TaskFactory<number>>();
+    const subscription = source.pipe(slowStartBatch({ initialBatchSize: 4 })).subscribe();
+    source.next(({ signal }) => {
+      signals.push(signal);
+      return of(1);
+    });
+    // Settles after its subscribe has returned, while the batch still runs.
+    const settlesLater = new Subject<number>();
+    source.next(({ signal }) => {
+      signals.push(signal);
+      return settlesLater;
+    });
+    source.next(({ signal }) => {
+      signals.push(signal);
+      return NEVER;
+    });
+    source.next(({ signal }) => {
+      signals.push(signal);
+      return new Promise<number>(() => undefined);
+    });
+    settlesLater.complete();
+    expect(signals.map((signal) => signal.aborted)).toEqual([false, false, false, false]);
+    subscription.unsubscribe();
+    expect(signals.map((signal) => signal.aborted)).toEqual([false, false, true, true]);
+  });
+
+  it('hands a torn-down task that reads its signal late an aborted signal', () => {
+    let context: TaskContext | undefined;
+    const subscription = of<TaskFactory<never>>((taskContext) => {
+      context = taskContext;
+      return NEVER;
+    })
+      .pipe(slowStartBatch())
+      .subscribe();
+    subscription.unsubscribe();
+    expect(context?.signal.aborted).toBe(true);
+  });
+});
+
+describe('a consumer that unsubscribes inside next (§7)', () => {
+  it('invokes no factory and pulls no source value after the consumer unsubscribes inside next', () => {
+    let emitted = 0;
+    let invoked = 0;
+    const synchronousSource = new Observable<TaskFactory<number>>((subscriber) => {
+      for (let index = 0; index < 1000 && !subscriber.closed; index++) {
+        emitted++;
+        subscriber.next(() => {
+          invoked++;
+          return of(index);
+        });
+      }
+      subscriber.complete();
+    });
+    const sizes: number[] = [];
+    // take(3) unsubscribes synchronously inside the third `next`, while the source is still emitting.
+    synchronousSource.pipe(slowStartBatch(), take(3)).subscribe((result) => sizes.push(result.size));
+    expect(sizes).toEqual([1, 2, 4]);
+    expect(invoked).toBe(7);
+    expect(emitted).toBe(7);
+
+    // The same through from(array) and take(1). Found by the property tests: the teardown was only
+    // registered once `subscribe` returned, so a synchronous source kept feeding batches after it.
+    const invokedFromArray: number[] = [];
+    const batchesFromArray: number[] = [];
+    from(recordingFactories(invokedFromArray))
+      .pipe(slowStartBatch(), take(1))
+      .subscribe((result) => batchesFromArray.push(result.batch));
+    expect(batchesFromArray).toEqual([0]);
+    expect(invokedFromArray).toEqual([0]);
+  });
+
+  it('invokes no factory after the consumer unsubscribes inside next, also with a subject source', () => {
+    const source = new Subject<TaskFactory<number>>();
+    const invoked: number[] = [];
+    const factory = (value: number) => () => {
+      invoked.push(value);
+      return of(value);
+    };
+    const subscription = source.pipe(slowStartBatch({ initialBatchSize: 1, growthFactor: 1 })).subscribe(() => {
+      source.next(factory(2)); // arrives while the consumer is still inside next
+      subscription.unsubscribe();
+    });
+    source.next(factory(1));
+    source.next(factory(3));
+    expect(invoked).toEqual([1]);
+    expect(source.observed).toBe(false);
+  });
+
+  it('slowStart invokes nothing more when the consumer unsubscribes inside next over an array', () => {
+    // Found by the property tests, like the case above.
+    const invoked: number[] = [];
+    slowStart(recordingFactories(invoked)).pipe(take(1)).subscribe();
+    expect(invoked).toEqual([0]);
+  });
+});
 
 describe('a consumer that unsubscribes while a task is subscribing', () => {
   it('tears that task down: its subscription is closed and its signal aborts (§7)', () => {
