@@ -2,11 +2,11 @@
  * A long-lived subscription must not keep anything per task: 200,000 tasks pushed through one open
  * `Subject` leave the heap where it was.
  *
- * Uses V8's `gc()` (see gc.ts) and `process.memoryUsage()`.
+ * Uses V8's `gc()` (see spec/support/gc.ts) and `process.memoryUsage()`.
  */
 import { Subject, from, of } from 'rxjs';
-import { slowStartBatch, type TaskFactory } from '../src/index.js';
-import { exposedGc } from './gc.js';
+import { slowStartBatch, type TaskFactory } from '../../src/index.js';
+import { exposedGc } from '../support/gc.js';
 
 const TASKS = 200_000;
 /** "Within a few MB": retaining even 16 bytes per task would exceed it (200,000 * 16 B = 3.2 MB). */

@@ -1,6 +1,6 @@
-// Contract §8: the call stack does not grow with the number of tasks, and every subscription starts afresh.
-import { defer, from, lastValueFrom, of, retry, throwError, timer, map, toArray, type Observable } from 'rxjs';
-import { slowStart, slowStartBatch, type BatchResult, type TaskFactory } from '../src/index';
+// Contract §8: the call stack does not grow with the number of tasks.
+import { from, lastValueFrom, of, timer, map, toArray, type Observable } from 'rxjs';
+import { slowStart, slowStartBatch, type BatchResult, type TaskFactory } from '../../src/index';
 
 function lastResult<T>(source: Observable<BatchResult<T>>): BatchResult<T> | undefined {
   let last: BatchResult<T> | undefined;
@@ -47,32 +47,5 @@ describe('a call stack that does not grow with the number of tasks', () => {
     const results = await lastValueFrom(from(tasks).pipe(slowStartBatch({ concurrency: 1 }), toArray()));
     expect(results.at(-1)?.successes).toBe(100_001);
     expect(results.map((result) => result.size).slice(0, 4)).toEqual([1, 2, 4, 8]);
-  });
-});
-
-describe('state per subscription', () => {
-  it('restarts from batch 0 and initialBatchSize under retry()', async () => {
-    let failNext = true;
-    const tasks = Array.from(
-      { length: 10 },
-      (_, index): TaskFactory<number> =>
-        () =>
-          defer(() => {
-            if (index === 4 && failNext) {
-              failNext = false;
-              return throwError(() => new Error('transient'));
-            }
-            return of(index);
-          }),
-    );
-    const results = await lastValueFrom(from(tasks).pipe(slowStartBatch({ initialBatchSize: 2 }), retry(1), toArray()));
-    // First run: [0, 1] succeeds, [2, 3, 4, 5] fails. The retry starts again with a batch of 2.
-    expect(results.map((result) => [result.batch, result.startIndex, result.size])).toEqual([
-      [0, 0, 2],
-      [0, 0, 2],
-      [1, 2, 4],
-      [2, 6, 4],
-    ]);
-    expect(results.at(-1)?.successes).toBe(10);
   });
 });

@@ -1,7 +1,7 @@
-// Kubernetes' own test cases for slowStartBatch, read from the shared conformance file at run time.
+// Kubernetes' own test cases for slowStartBatch, read from the vendored fixture (spec/fixtures/).
 import { from, Observable, of, throwError } from 'rxjs';
-import { isSlowStartBatchError, slowStart, slowStartBatch, type BatchResult, type TaskFactory } from '../src/index';
-import { loadConformanceCases, type ConformanceCase } from './conformance-cases';
+import { isSlowStartBatchError, slowStart, slowStartBatch, type BatchResult, type TaskFactory } from '../../src/index';
+import { loadConformanceCases, type ConformanceCase } from '../support/conformance-cases';
 
 const cases = loadConformanceCases();
 
@@ -25,7 +25,7 @@ function ranBatchSizes(emitted: BatchResult<number>[], error: unknown): number[]
   return sizes;
 }
 
-describe('Kubernetes conformance (shared/conformance/kubernetes-slow-start.json)', () => {
+describe('Kubernetes conformance (fixtures/kubernetes-slow-start.json)', () => {
   it('has cases to run', () => {
     expect(cases.length).toBeGreaterThan(0);
   });

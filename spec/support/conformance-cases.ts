@@ -1,5 +1,5 @@
-// Kubernetes' own cases for slowStartBatch, read at run time from the project's shared folder beside
-// the repository (never copied into it).
+// Kubernetes' own cases for slowStartBatch, from the fixture vendored in spec/fixtures/ (its README says
+// where they come from; `npm run check:fixture` checks it against the project's shared copy).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -12,7 +12,7 @@ export interface ConformanceCase {
   expected: { batchSizes: number[]; invoked: number; successes: number; errors: boolean; skipped: number };
 }
 
-export const conformanceFile = join(__dirname, '..', '..', 'shared', 'conformance', 'kubernetes-slow-start.json');
+export const conformanceFile = join(__dirname, '..', 'fixtures', 'kubernetes-slow-start.json');
 
 export function loadConformanceCases(): ConformanceCase[] {
   return (JSON.parse(readFileSync(conformanceFile, 'utf8')) as { cases: ConformanceCase[] }).cases;

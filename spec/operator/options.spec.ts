@@ -1,5 +1,5 @@
 import { of, VirtualTimeScheduler } from 'rxjs';
-import { slowStart, slowStartBatch, type SlowStartOptions } from '../src/index';
+import { slowStart, slowStartBatch, type SlowStartOptions } from '../../src/index';
 
 // Options are validated when the function is called, not on subscribe (contract §8), so every case
 // below calls the function and never subscribes.
@@ -132,5 +132,13 @@ describe('slowStart(tasks)', () => {
     for (const tasks of [[factory], new Set([factory]), factories(), asyncFactories(), of(factory), Promise.resolve(factory)]) {
       expect(() => slowStart(tasks)).not.toThrow();
     }
+  });
+});
+
+// Found by mutation testing (see MUTATION.md): objects that miss one of the two methods.
+describe('the scheduler option (§8)', () => {
+  it.each([null, 42, {}, { schedule: () => undefined }, { now: () => 0 }])('rejects %p with a TypeError', (scheduler) => {
+    expect(() => slowStartBatch({ scheduler: scheduler as never })).toThrow(TypeError);
+    expect(() => slowStart([], { scheduler: scheduler as never })).toThrow(/`scheduler`/);
   });
 });

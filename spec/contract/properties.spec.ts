@@ -3,15 +3,15 @@
  *
  * Every scenario runs in virtual time, so its outcome is deterministic. Each run of the suite draws
  * new scenarios; when a property fails, fast-check prints the counterexample with its `seed` and
- * `path`, and `FC_SEED=<seed> FC_PATH=<path> npm test -- spec/properties.spec.ts` replays exactly it.
+ * `path`, and `FC_SEED=<seed> FC_PATH=<path> npm test -- spec/contract/properties.spec.ts` replays exactly it.
  *
  * Runs per property: 2,000 when `CI` is set, fewer locally (override with FC_NUM_RUNS).
  */
 import fc from 'fast-check';
-import { loadConformanceCases } from './conformance-cases';
-import { SlowStartBatchError, isSlowStartBatchError } from '../src/index.js';
-import { operatorScenario, slowStartScenario } from './model/arbitraries.js';
-import { runScenario, toModelScenario, type Observed, type Scenario } from './model/harness.js';
+import { loadConformanceCases } from '../support/conformance-cases';
+import { SlowStartBatchError, isSlowStartBatchError } from '../../src/index.js';
+import { operatorScenario, slowStartScenario } from '../model/arbitraries.js';
+import { runScenario, toModelScenario, type Observed, type Scenario } from '../model/harness.js';
 import {
   OPERATOR_MADE_ERROR,
   kubernetesSlowStart,
@@ -19,7 +19,7 @@ import {
   sizeAfter,
   type ExpectedBatchError,
   type ModelRun,
-} from './model/slow-start-model.js';
+} from '../model/slow-start-model.js';
 
 const numRuns = Number(process.env.FC_NUM_RUNS ?? (process.env.CI ? 2000 : 300));
 /** Replays a reported failure: FC_SEED and FC_PATH are the `seed` and `path` fast-check printed. */

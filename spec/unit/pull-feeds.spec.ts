@@ -1,7 +1,7 @@
 // The pull-based feeds on their own, driven the way the runner drives them: `request(count)` asks for
 // `count` more factories (replacing any earlier request), `stop()` releases the source.
-import type { FactoryFeed, FactorySink } from '../src/batch-runner';
-import { arrayFeed, asyncIterableFeed, iterableFeed } from '../src/pull-feeds';
+import type { FactoryFeed, FactorySink } from '../../src/batch-runner';
+import { arrayFeed, asyncIterableFeed, iterableFeed } from '../../src/pull-feeds';
 
 /** What a feed hands back when drained, for feeds that have nothing on its way. */
 function drained(feed: FactoryFeed): unknown[] {

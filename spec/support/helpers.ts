@@ -1,5 +1,5 @@
 import { catchError, map, of, type Observable, type OperatorFunction } from 'rxjs';
-import { isSlowStartBatchError, type BatchResult } from '../src/index';
+import { isSlowStartBatchError, type BatchResult } from '../../src/index';
 
 /** A `BatchResult` literal, for readable expectations. */
 export function batch<T>(index: number, startIndex: number, values: T[], successes: number): BatchResult<T> {

@@ -1,14 +1,14 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DEFAULTS, USAGE, UsageError, parseDemoArgs } from '../demo/args';
-import type { DemoOptions } from '../demo/args';
-import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, main } from '../demo/main';
-import type { Output } from '../demo/report';
-import { runDemo } from '../demo/run-demo';
-import type { RunRecord, TaskRecord } from '../demo/run-record';
-import { QuotaExceededError, createSimulatedApi, seededRandom } from '../demo/simulated-api';
-import { escapeXml, niceTicks, renderTimelineSvg } from '../demo/timeline-svg';
+import { DEFAULTS, USAGE, UsageError, parseDemoArgs } from './args';
+import type { DemoOptions } from './args';
+import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, main } from './main';
+import type { Output } from './report';
+import { runDemo } from './run-demo';
+import type { RunRecord, TaskRecord } from './run-record';
+import { QuotaExceededError, createSimulatedApi, seededRandom } from './simulated-api';
+import { escapeXml, niceTicks, renderTimelineSvg } from './timeline-svg';
 
 const fixedSeed = () => 42;
 
@@ -228,13 +228,15 @@ describe('simulated API', () => {
     const rejected = outcomes[3] as PromiseRejectedResult;
     expect(rejected.reason).toBeInstanceOf(QuotaExceededError);
     expect(rejected.reason).toMatchObject({ status: 429, callNumber: 3, quota: 3 });
+    // The fourth call, counted from 1 in the message, as a reader counts.
+    expect((rejected.reason as Error).message).toBe('429 Too Many Requests: call 4 is over the quota of 3 calls');
     expect(api.callsMade).toBe(5);
     expect(api.callsRejected).toBe(2);
   });
 
   it('fails the first call with a quota of 0', async () => {
     const api = createSimulatedApi({ quota: 0, latencyMs: 0, random: () => 0 });
-    await expect(api.call()).rejects.toThrow('429 Too Many Requests: call 0 is over the quota of 0 calls');
+    await expect(api.call()).rejects.toThrow('429 Too Many Requests: call 1 is over the quota of 0 calls');
   });
 
   it('takes between half and one and a half of the latency, as drawn', async () => {

@@ -10,7 +10,7 @@ import {
   type TaskContext,
   type TaskFactory,
   type TaskOutcome,
-} from '../src/index';
+} from '../../src/index';
 
 describe('types', () => {
   it('infer T for the operator from the factories, with no type arguments written', () => {

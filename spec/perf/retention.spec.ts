@@ -1,10 +1,10 @@
 /**
  * The operator lets go of every factory once its task has run, and keeps feeding the right ones while
- * it compacts its queue. Uses V8's `gc()` (see gc.ts).
+ * it compacts its queue. Uses V8's `gc()` (see spec/support/gc.ts).
  */
 import { Subject, of } from 'rxjs';
-import { slowStartBatch, type BatchResult, type TaskFactory } from '../src/index.js';
-import { exposedGc } from './gc.js';
+import { slowStartBatch, type BatchResult, type TaskFactory } from '../../src/index.js';
+import { exposedGc } from '../support/gc.js';
 
 const gc = exposedGc();
 const collectGarbage = async () => {

@@ -1,9 +1,9 @@
 // The runner on a host made of plain callbacks, without RxJS: the shape an adapter for RxJS's next
 // major (or any other reactive library) would have. Such a host gives none of RxJS's guarantees (a task
 // may notify twice, a feed may push after it was stopped), so the runner must hold on its own.
-import { createBatchRunner, type Cancellable, type FactoryFeed, type FactorySink, type TaskObserver } from '../src/batch-runner';
-import { resolveOptions } from '../src/options';
-import type { BatchResult } from '../src/types';
+import { createBatchRunner, type Cancellable, type FactoryFeed, type FactorySink, type TaskObserver } from '../../src/batch-runner';
+import { resolveOptions } from '../../src/options';
+import type { BatchResult } from '../../src/types';
 
 /** A task the test settles by hand: what the factories in this spec return. */
 class ManualTask {

@@ -1,8 +1,8 @@
 // The README's Kubernetes parity recipe, run against Kubernetes' own cases.
 import { catchError, defaultIfEmpty, lastValueFrom, map, of, throwError, timeout, TimeoutError, type ObservableInput } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
-import { isSlowStartBatchError, slowStart, type TaskFactory } from '../src/index';
-import { loadConformanceCases } from './conformance-cases';
+import { isSlowStartBatchError, slowStart, type TaskFactory } from '../../src/index';
+import { loadConformanceCases } from '../support/conformance-cases';
 
 /** Kubernetes' `slowStartBatch(count, initialBatchSize, fn)`: the number of successes and the first error. */
 async function kubernetesSlowStartBatch(

@@ -1,6 +1,9 @@
-// Every way a task can fail (contract §4), each in a batch with a sibling that must still run to its end.
+// What a task's value is and every way a task can fail (contract §4), each failure in a batch with a
+// sibling that must still run to its end; what a failing batch does (§5), and its SlowStartBatchError.
 import { defer, firstValueFrom, Observable, of, throwError, timer, map, materialize, toArray } from 'rxjs';
-import { isSlowStartBatchError, slowStart, SlowStartBatchError, type TaskFactory } from '../src/index';
+import { isSlowStartBatchError, slowStart, slowStartBatch, SlowStartBatchError, type TaskFactory } from '../../src/index';
+import { batch, summarizeError } from '../support/helpers';
+import { createScheduler, factoriesFor } from '../support/marbles';
 
 /** Runs `failing` beside a slow sibling in one batch of two and returns the error. */
 async function failureOf(failing: unknown): Promise<SlowStartBatchError<string>> {
@@ -111,12 +114,56 @@ describe('a task succeeds', () => {
     const results = await firstValueFrom(slowStart(tasks, { initialBatchSize: tasks.length }));
     expect(results.values).toEqual(['promise', 3, undefined, 'async', 'deferred', 'last']);
   });
+});
 
-  it('in source order, whatever the order of settlement', async () => {
-    const delays = [30, 10, 20, 0];
-    const tasks = delays.map((delay, index) => () => timer(delay).pipe(map(() => index)));
-    const results = await firstValueFrom(slowStart(tasks, { initialBatchSize: 4 }));
-    expect(results.values).toEqual([0, 1, 2, 3]);
+describe('a failing batch (§5)', () => {
+  it('waits for the whole failing batch, then errors with every outcome, without invoking more', () => {
+    createScheduler().run(({ cold, expectObservable, expectSubscriptions }) => {
+      const quota = new Error('quota exceeded');
+      const tasks = { a: cold('-A|'), b: cold('----B|'), c: cold('-#', undefined, quota), d: cold('-D|'), e: cold('-E|') };
+      const factories = factoriesFor(tasks);
+      const source = cold('a--b-c-de|', factories);
+      expectObservable(source.pipe(slowStartBatch(), summarizeError())).toBe('--x-------(y|)', {
+        x: batch(0, 0, ['A'], 1),
+        y: {
+          name: 'SlowStartBatchError',
+          message: 'slowStartBatch: 1 of 2 tasks failed in batch 1; 2 tasks succeeded in all; 2 tasks skipped',
+          batch: 1,
+          startIndex: 1,
+          size: 2,
+          successes: 2,
+          results: [
+            { index: 1, status: 'fulfilled', value: 'B' },
+            { index: 2, status: 'rejected', reason: quota },
+          ],
+          cause: quota,
+          skipped: 2,
+          remaining: [factories.d, factories.e],
+        },
+      });
+      // c failed at frame 6, but b runs to its end: a failure never cancels a sibling.
+      expectSubscriptions(tasks.b.subscriptions).toBe('-----^----!');
+      expectSubscriptions(tasks.c.subscriptions).toBe('-----^!');
+      expectSubscriptions(tasks.d.subscriptions).toBe([]);
+      expectSubscriptions(tasks.e.subscriptions).toBe([]);
+      expectSubscriptions(source.subscriptions).toBe('^--------!');
+    });
+  });
+
+  it('reports as cause the failure that happened first in time, not first in order', () => {
+    createScheduler().run(({ cold, expectObservable }) => {
+      const late = new Error('late');
+      const early = new Error('early');
+      const source = cold('(ab|)', factoriesFor({ a: cold('---#', undefined, late), b: cold('-#', undefined, early) }));
+      const causes = source.pipe(slowStartBatch({ initialBatchSize: 2 }), summarizeError());
+      expectObservable(causes).toBe('---(y|)', {
+        y: expect.objectContaining({
+          cause: early,
+          successes: 0,
+          results: [expect.objectContaining({ reason: late }), expect.objectContaining({ reason: early })],
+        }),
+      });
+    });
   });
 });
 
@@ -133,10 +180,10 @@ describe('SlowStartBatchError', () => {
   });
 
   it('is recognised by isSlowStartBatchError across two loaded copies of the package', () => {
-    let otherCopy: typeof import('../src/index') | undefined;
+    let otherCopy: typeof import('../../src/index') | undefined;
     jest.isolateModules(() => {
       // eslint-disable-next-line @typescript-eslint/no-require-imports -- jest.isolateModules needs a synchronous require
-      otherCopy = require('../src/index') as typeof import('../src/index');
+      otherCopy = require('../../src/index') as typeof import('../../src/index');
     });
     expect(otherCopy?.SlowStartBatchError).not.toBe(SlowStartBatchError);
     const foreign = new otherCopy!.SlowStartBatchError({
@@ -163,4 +210,26 @@ describe('SlowStartBatchError', () => {
       expect(isSlowStartBatchError(value)).toBe(false);
     },
   );
+
+  // Found by mutation testing (see MUTATION.md), as was the next test.
+  it('has an enumerable sourceError when the source errored during the failing batch', () => {
+    const error = new SlowStartBatchError({
+      batch: 0,
+      startIndex: 0,
+      size: 1,
+      successes: 0,
+      results: [{ index: 0, status: 'rejected', reason: 'x' }],
+      cause: 'x',
+      remaining: [],
+      sourceError: { error: 'source broke' },
+    });
+    expect(Object.keys(error)).toContain('sourceError');
+    expect(error.sourceError).toBe('source broke');
+  });
+
+  it('is recognised by its registered brand, as a second copy of the package would make it', () => {
+    const fromAnotherCopy = { [Symbol.for('rxjs-slow-start/SlowStartBatchError')]: true };
+    expect(isSlowStartBatchError(fromAnotherCopy)).toBe(true);
+    expect(isSlowStartBatchError({ [Symbol.for('')]: true })).toBe(false);
+  });
 });
