@@ -1,6 +1,6 @@
 // The pull-based feeds on their own, driven the way the runner drives them: `request(count)` asks for
 // `count` more factories (replacing any earlier request), `stop()` releases the source.
-import type { FactoryFeed, FactorySink } from '../../src/batch-runner';
+import type { FactoryFeed, FactorySink } from '../../src/host';
 import { arrayFeed, asyncIterableFeed, iterableFeed } from '../../src/pull-feeds';
 
 /** What a feed hands back when drained, for feeds that have nothing on its way. */

@@ -1,7 +1,8 @@
 // The runner on a host made of plain callbacks, without RxJS: the shape an adapter for RxJS's next
 // major (or any other reactive library) would have. Such a host gives none of RxJS's guarantees (a task
 // may notify twice, a feed may push after it was stopped), so the runner must hold on its own.
-import { createBatchRunner, type Cancellable, type FactoryFeed, type FactorySink, type TaskObserver } from '../../src/batch-runner';
+import type { Cancellable, FactoryFeed, FactorySink, TaskObserver } from '../../src/host';
+import { createRunner } from '../../src/runner';
 import { resolveOptions } from '../../src/options';
 import type { BatchResult } from '../../src/types';
 
@@ -99,27 +100,28 @@ function factoryOf(task: ManualTask, invoked: ManualTask[]) {
 function setUp(options?: object) {
   const feed = manualFeed();
   const plain = plainHost();
-  const runner = createBatchRunner(plain.host, feed.create, resolveOptions(options));
+  const runner = createRunner(plain.host, feed.create, resolveOptions(options));
   runner.start();
   return { feed, runner, ...plain };
 }
 
-describe('createBatchRunner() on a host without RxJS', () => {
-  it('asks the feed for exactly what the next batch still lacks, and for nothing while a batch runs', () => {
+describe('createRunner() on a host without RxJS', () => {
+  it('asks the feed for exactly what the next batch still lacks, and for nothing more while a batch runs', () => {
     const { feed, events } = setUp();
     const invoked: ManualTask[] = [];
     const tasks = Array.from({ length: 3 }, () => new ManualTask());
     expect(feed.requests).toEqual([1]);
+    // What was asked for has come: the feed owes nothing, and is asked for nothing while the batch runs.
     feed.sink.push(factoryOf(tasks[0], invoked));
-    expect(feed.requests).toEqual([1, 0]);
+    expect(feed.requests).toEqual([1]);
     tasks[0].observer!.complete();
     // Batch 1 wants 2 and nothing waits.
-    expect(feed.requests).toEqual([1, 0, 2]);
+    expect(feed.requests).toEqual([1, 2]);
+    // One waits: the feed still owes one, which is all batch 1 lacks.
     feed.sink.push(factoryOf(tasks[1], invoked));
-    // One waits: one more is wanted, not three.
-    expect(feed.requests).toEqual([1, 0, 2, 1]);
+    expect(feed.requests).toEqual([1, 2]);
     feed.sink.push(factoryOf(tasks[2], invoked));
-    expect(feed.requests).toEqual([1, 0, 2, 1, 0]);
+    expect(feed.requests).toEqual([1, 2]);
     expect(invoked).toEqual(tasks);
     expect(events).toEqual([['emit', { batch: 0, startIndex: 0, size: 1, values: [undefined], successes: 1 }]]);
   });
