@@ -46,7 +46,7 @@ export default defineConfig(
     // The contract says a task fails on any rejection reason or thrown value, undefined and null
     // included (§4), so the tests throw and reject non-Errors on purpose, and build async sources
     // from async generators that need no await.
-    files: ['spec/**/*.ts'],
+    files: ['spec/**/*.ts', '**/*.spec.ts'],
     rules: {
       '@typescript-eslint/only-throw-error': 'off',
       '@typescript-eslint/prefer-promise-reject-errors': 'off',

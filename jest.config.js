@@ -1,7 +1,8 @@
 /** @type {import('jest').Config} */
 module.exports = {
   testEnvironment: 'node',
-  roots: ['<rootDir>/spec'],
+  // The tests live in spec/ (by behaviour: unit/, operator/, contract/, perf/); the demo's beside it.
+  roots: ['<rootDir>/spec', '<rootDir>/demo'],
   testMatch: ['**/*.spec.ts'],
   transform: {
     '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }],

@@ -6,10 +6,11 @@ export class QuotaExceededError extends Error {
   readonly status = 429;
 
   constructor(
+    /** 0-based, like {@link CallResult.callNumber}: the message counts calls from 1 ("call 21" is `callNumber` 20). */
     readonly callNumber: number,
     readonly quota: number,
   ) {
-    super(`429 Too Many Requests: call ${callNumber} is over the quota of ${quota} calls`);
+    super(`429 Too Many Requests: call ${callNumber + 1} is over the quota of ${quota} calls`);
     this.name = 'QuotaExceededError';
   }
 }

@@ -11,8 +11,6 @@ trap 'rm -rf "$scratch"' EXIT
 # Tracked files plus new ones not yet committed, without node_modules, dist or anything ignored.
 mkdir "$scratch/repo"
 git ls-files -z --cached --others --exclude-standard | tar --null -T - -cf - | tar -xf - -C "$scratch/repo"
-# The conformance tests read ../shared, beside the repository: give the copy the same neighbour.
-if [ -d ../shared ]; then ln -s "$(cd ../shared && pwd)" "$scratch/shared"; fi
 
 cd "$scratch/repo"
 npm ci --prefer-offline --no-audit --no-fund

@@ -1,7 +1,7 @@
 import type { SchedulerLike } from 'rxjs';
 
-/** Options shared by `slowStartBatch()` and `slowStart()`. Every option is optional. */
-export interface SlowStartOptions {
+/** Options of both pacings, shared by `slowStartBatch()` and `slowStart()`. Every option is optional. */
+export interface CommonOptions {
   /**
    * How many tasks the first batch holds (Kubernetes' `SlowStartInitialBatchSize`). No batch after a
    * successful one is smaller than this, unless the source runs out or `flushAfter` fires.
@@ -26,6 +26,22 @@ export interface SlowStartOptions {
    */
   concurrency?: number;
   /**
+   * The scheduler for `flushAfter`'s timers, and the clock that measures how long a factory has
+   * waited. Pass a `TestScheduler` to test in virtual time. Tasks themselves are never scheduled.
+   * @default asyncScheduler
+   */
+  scheduler?: SchedulerLike;
+}
+
+/** Kubernetes' pacing (§2 to §5): the default. */
+export interface BatchPacingOptions extends CommonOptions {
+  /**
+   * `'batch'`: a batch starts only when the whole previous batch has settled, exactly as Kubernetes
+   * does, and a result is a batch. `'window'`: see {@link WindowPacingOptions}.
+   * @default 'batch'
+   */
+  pacing?: 'batch';
+  /**
    * Milliseconds after which a batch starts with the factories that are waiting, even if fewer than
    * the batch size have arrived. Useful with slow sources, such as user actions. A batch cut short
    * this way proves only its own size: growth starts again from the size that ran. At most
@@ -33,13 +49,26 @@ export interface SlowStartOptions {
    * @default undefined (wait until the batch is full or the source completes)
    */
   flushAfter?: number;
-  /**
-   * The scheduler for `flushAfter`'s timers, and the clock that measures how long a factory has
-   * waited. Pass a `TestScheduler` to test in virtual time. Tasks themselves are never scheduled.
-   * @default asyncScheduler
-   */
-  scheduler?: SchedulerLike;
 }
+
+/** Batch pacing without the barrier (§9). */
+export interface WindowPacingOptions extends CommonOptions {
+  /**
+   * `'window'`: a task starts as soon as the bound batch pacing keeps allows it, without waiting for
+   * the slowest task of a batch. While the successes are at least `S(k)` and fewer than `S(k+1)` (the
+   * sums of the batch sizes 1, 2, 4, ...), at most `s(k)` tasks are in flight. Results still come in
+   * source order, grouped by the batch sizes batch pacing would use.
+   */
+  pacing: 'window';
+  /** Not with window pacing: there are no batches to flush. */
+  flushAfter?: undefined;
+}
+
+/**
+ * Options of `slowStartBatch()` and `slowStart()`: {@link BatchPacingOptions} (the default) or
+ * {@link WindowPacingOptions}.
+ */
+export type SlowStartOptions = BatchPacingOptions | WindowPacingOptions;
 
 /**
  * The longest delay a timer can have: browsers and Node keep it in a signed 32-bit integer and fire a
@@ -54,17 +83,19 @@ export interface ResolvedOptions {
   readonly maxBatchSize: number;
   readonly concurrency: number;
   readonly flushAfter: number | undefined;
+  readonly pacing: 'batch' | 'window';
   /** `undefined` stands for `asyncScheduler`, filled in by the adapter so that this file needs no RxJS at run time. */
   readonly scheduler: SchedulerLike | undefined;
 }
 
-const optionNames: ReadonlyArray<keyof SlowStartOptions> = [
+const optionNames: ReadonlyArray<keyof BatchPacingOptions> = [
   'initialBatchSize',
   'growthFactor',
   'maxBatchSize',
   'concurrency',
   'flushAfter',
   'scheduler',
+  'pacing',
 ];
 
 /**
@@ -80,6 +111,7 @@ export function resolveOptions(options: unknown): ResolvedOptions {
       maxBatchSize: Infinity,
       concurrency: Infinity,
       flushAfter: undefined,
+      pacing: 'batch',
       scheduler: undefined,
     };
   }
@@ -123,12 +155,28 @@ export function resolveOptions(options: unknown): ResolvedOptions {
     (value) => value >= 0 && value <= MAX_TIMER_DELAY,
   );
 
+  const pacing = (options as SlowStartOptions).pacing as unknown;
+  if (pacing !== undefined && pacing !== 'batch' && pacing !== 'window') {
+    throw new TypeError(expected('pacing', "'batch' or 'window'", pacing));
+  }
+  if (pacing === 'window' && flushAfter !== undefined) {
+    throw new TypeError(expected('flushAfter', "undefined with `pacing: 'window'` (there are no batches to flush)", flushAfter));
+  }
+
   const scheduler = (options as SlowStartOptions).scheduler as unknown;
   if (scheduler !== undefined && !isSchedulerLike(scheduler)) {
     throw new TypeError(expected('scheduler', 'a SchedulerLike (an object with `schedule()` and `now()`)', scheduler));
   }
 
-  return { initialBatchSize, growthFactor, maxBatchSize, concurrency, flushAfter, scheduler };
+  return {
+    initialBatchSize,
+    growthFactor,
+    maxBatchSize,
+    concurrency,
+    flushAfter,
+    pacing: pacing ?? 'batch',
+    scheduler,
+  };
 }
 
 /** What RxJS itself checks for: `schedule` and `now` methods, on an object or a function. */
@@ -139,12 +187,12 @@ function isSchedulerLike(value: unknown): value is SchedulerLike {
 
 function numberOption<D extends number | undefined>(
   options: object,
-  name: keyof SlowStartOptions,
+  name: keyof BatchPacingOptions,
   fallback: D,
   rule: string,
   isValid: (value: number) => boolean,
 ): number | D {
-  const value: unknown = (options as SlowStartOptions)[name];
+  const value: unknown = (options as BatchPacingOptions)[name];
   if (value === undefined) {
     return fallback;
   }

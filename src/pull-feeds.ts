@@ -1,7 +1,7 @@
 // Feeds that pull factories from an array, an iterable or an async iterable only when the next batch
 // needs them (contract §8): nothing is pulled after a failure, and an iterator left early is closed.
 // An iterator that breaks the protocol fails the feed with a TypeError, as RxJS's `from()` does (§11).
-import type { FactoryFeed, FactorySink } from './batch-runner.js';
+import type { FactoryFeed, FactorySink } from './host.js';
 import { expected } from './options.js';
 
 /** An array is read by position, so that its unread tail can be handed back as `remaining`. */

@@ -64,6 +64,21 @@ export class Queue<T> {
     return taken;
   }
 
+  /** Takes the oldest item; `undefined` when empty. */
+  shift(): T | undefined {
+    if (this.count === 0) return undefined;
+    const item = this.head.items[this.headPosition] as T;
+    this.head.items[this.headPosition++] = undefined;
+    if (--this.count === 0) {
+      this.head = this.tail;
+      this.headPosition = this.tailPosition = 0;
+    } else if (this.headPosition === CHUNK_SIZE) {
+      this.head = this.head.next as Chunk<T>;
+      this.headPosition = 0;
+    }
+    return item;
+  }
+
   takeAll(): T[] {
     return this.take(this.count);
   }

@@ -12,21 +12,15 @@ import {
   type Subscriber,
   type Subscription,
 } from 'rxjs';
-import {
-  createBatchRunner,
-  type Cancellable,
-  type FactoryFeed,
-  type FactorySink,
-  type RunnerHost,
-  type TaskObserver,
-} from './batch-runner.js';
+import type { Cancellable, FactoryFeed, FactorySink, RunnerHost, TaskObserver } from './host.js';
 import type { ResolvedOptions } from './options.js';
+import { createRunner } from './runner.js';
 import type { BatchResult } from './types.js';
 
 /** An observable that runs slow-start batches over the factories of `createFeed`, one run per subscriber. */
 export function batchedObservable<T>(createFeed: (sink: FactorySink) => FactoryFeed, options: ResolvedOptions): Observable<BatchResult<T>> {
   return new Observable<BatchResult<T>>((subscriber) => {
-    const runner = createBatchRunner(rxjsHost(subscriber, options.scheduler), createFeed, options);
+    const runner = createRunner(rxjsHost(subscriber, options.scheduler), createFeed, options);
     // Registered before the start: a synchronous source can make the subscriber unsubscribe
     // (say, `take(1)` downstream) before `start` returns, and the run must stop right then.
     subscriber.add(() => runner.stop());

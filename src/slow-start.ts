@@ -1,5 +1,5 @@
 import { from, isObservable, Observable, type ObservableInput } from 'rxjs';
-import type { FactoryFeed, FactorySink } from './batch-runner.js';
+import type { FactoryFeed, FactorySink } from './host.js';
 import { expected, resolveOptions, type SlowStartOptions } from './options.js';
 import { arrayFeed, asyncIterableFeed, iterableFeed } from './pull-feeds.js';
 import { batchedObservable, observableFeed } from './rxjs-adapter.js';

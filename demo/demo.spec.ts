@@ -1,0 +1,394 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DEFAULTS, USAGE, UsageError, parseDemoArgs } from './args';
+import type { DemoOptions } from './args';
+import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, main } from './main';
+import type { Output } from './report';
+import { runDemo } from './run-demo';
+import type { RunRecord, TaskRecord } from './run-record';
+import { QuotaExceededError, createSimulatedApi, seededRandom } from './simulated-api';
+import { escapeXml, niceTicks, renderTimelineSvg } from './timeline-svg';
+
+const fixedSeed = () => 42;
+
+describe('demo flags', () => {
+  it('uses the defaults when no flag is given', () => {
+    expect(parseDemoArgs([], fixedSeed)).toEqual({
+      kind: 'run',
+      options: { ...DEFAULTS, max: Infinity, seed: 42, svg: undefined },
+    });
+  });
+
+  it('reads every flag, in both --flag value and --flag=value forms', () => {
+    const parsed = parseDemoArgs(
+      ['--tasks', '50', '--quota=7', '--initial', '2', '--max', '16', '--latency', '12.5', '--seed', '9', '--svg', 'out/t.svg'],
+      fixedSeed,
+    );
+    expect(parsed).toEqual({
+      kind: 'run',
+      options: { tasks: 50, quota: 7, initial: 2, max: 16, latency: 12.5, seed: 9, svg: 'out/t.svg' },
+    });
+  });
+
+  it('accepts a quota of 0 (the very first call fails)', () => {
+    const parsed = parseDemoArgs(['--quota', '0'], fixedSeed);
+    expect(parsed.kind === 'run' && parsed.options.quota).toBe(0);
+  });
+
+  it.each([[['--help']], [['-h']], [['--tasks', '5', '--help']]])('treats %j as a request for help', (argv) => {
+    expect(parseDemoArgs(argv, fixedSeed)).toEqual({ kind: 'help' });
+  });
+
+  it.each([
+    [['--bogus'], /Unknown option '--bogus'/],
+    [['extra'], /positional/i],
+    [['--tasks'], /argument missing/],
+    [['--tasks', 'ten'], /--tasks must be a whole number, got 'ten'/],
+    [['--tasks', ''], /--tasks must be a whole number, got ''/],
+    [['--tasks', '1e3'], /--tasks must be a whole number/],
+    [['--tasks', '0x10'], /--tasks must be a whole number/],
+    [['--tasks', '2.5'], /--tasks must be a whole number/],
+    [['--tasks=-3'], /--tasks must be a whole number, got '-3'/],
+    [['--tasks', '0'], /--tasks must be between 1 and 10000, got 0/],
+    [['--tasks', '10001'], /--tasks must be between 1 and 10000, got 10001/],
+    [['--initial', '0'], /--initial must be between 1 and 10000, got 0/],
+    [['--initial', '4', '--max', '2'], /--max must not be below --initial \(4\), got 2/],
+    [['--latency', 'fast'], /--latency must be a number, got 'fast'/],
+    [['--latency', '60001'], /--latency must be between 0 and 60000, got 60001/],
+    [['--seed', '4294967296'], /--seed must be between 0 and 4294967295/],
+    [['--svg', ''], /--svg needs a file path/],
+  ])('rejects %j with a usage error', (argv, message) => {
+    expect(() => parseDemoArgs(argv, fixedSeed)).toThrow(UsageError);
+    expect(() => parseDemoArgs(argv, fixedSeed)).toThrow(message);
+  });
+});
+
+/** Collects what the demo writes, optionally pretending to be a terminal. */
+function captureOutput(isTTY = false, columns = 100): Output & { text: () => string } {
+  const chunks: string[] = [];
+  return {
+    isTTY,
+    columns,
+    write: (chunk: string) => chunks.push(chunk),
+    text: () => chunks.join(''),
+  };
+}
+
+describe('demo command', () => {
+  it('answers a bad flag with the message, the usage and exit code 2', async () => {
+    const stdout = captureOutput();
+    const stderr = captureOutput();
+    const code = await main(['--tasks', 'many'], { stdout, stderr, env: {} });
+    expect(code).toBe(EXIT_USAGE);
+    expect(stderr.text()).toContain("--tasks must be a whole number, got 'many'");
+    expect(stderr.text()).toContain(USAGE);
+    expect(stdout.text()).toBe('');
+  });
+
+  it('prints the usage for --help and exits with 0', async () => {
+    const stdout = captureOutput();
+    const stderr = captureOutput();
+    expect(await main(['--help'], { stdout, stderr, env: {} })).toBe(EXIT_OK);
+    expect(stdout.text()).toContain('Usage: npm run demo');
+    expect(stderr.text()).toBe('');
+  });
+
+  describe('a real run (no latency)', () => {
+    let dir: string;
+    beforeAll(async () => {
+      dir = await mkdtemp(join(tmpdir(), 'slow-start-demo-'));
+    });
+    afterAll(async () => {
+      await rm(dir, { recursive: true, force: true });
+    });
+
+    it('writes plain lines when not on a terminal, then the summary and the SVG', async () => {
+      const stdout = captureOutput(false);
+      const svgPath = join(dir, 'nested', 'timeline.svg');
+      const argv = ['--tasks', '20', '--quota', '5', '--latency', '0', '--seed', '1', '--svg', svgPath];
+      expect(await main(argv, { stdout, stderr: captureOutput(), env: {} })).toBe(EXIT_OK);
+
+      const text = stdout.text();
+      expect(text).not.toContain('\r');
+      expect(text).not.toContain('\x1b[');
+      expect(text).toContain('batch 2: tasks 3-6, 4 calls, 2 ok, 2 failed');
+      expect(text).toMatch(/calls saved +13 +compared with firing all 20 tasks at once/);
+      expect(text).toContain(`Timeline written to ${svgPath}`);
+
+      const svg = await readFile(svgPath, 'utf8');
+      expect(svg.match(/class="bar /g)).toHaveLength(7);
+    });
+
+    it('says so, with exit code 1, when the SVG cannot be written', async () => {
+      const stderr = captureOutput();
+      // A path below a file can never be created.
+      const blocker = join(dir, 'a-file');
+      await writeFile(blocker, '');
+      const svgPath = join(blocker, 'timeline.svg');
+      const argv = ['--tasks', '2', '--latency', '0', '--svg', svgPath];
+      expect(await main(argv, { stdout: captureOutput(), stderr, env: {} })).toBe(EXIT_FAILURE);
+      expect(stderr.text()).toContain(`demo: could not write the timeline to ${svgPath}:`);
+    });
+
+    it('rewrites a progress line in place on a terminal', async () => {
+      const stdout = captureOutput(true);
+      const argv = ['--tasks', '6', '--quota', '6', '--latency', '0', '--seed', '1'];
+      expect(await main(argv, { stdout, stderr: captureOutput(), env: {} })).toBe(EXIT_OK);
+      expect(stdout.text()).toContain('\r\x1b[2Kbatch 1: 2 running');
+      // Every batch line starts on a cleared line, so no progress text is left in front of it.
+      expect(stdout.text()).toContain('\r\x1b[2Kbatch 2: tasks 3-5, 3 calls');
+    });
+
+    it('cuts the progress line to the width of the terminal, so that \\r can rewrite it', async () => {
+      const narrow = captureOutput(true, 20);
+      await main(['--tasks', '3', '--quota', '3', '--latency', '0'], { stdout: narrow, stderr: captureOutput(), env: {} });
+      expect(narrow.text()).toContain('\r\x1b[2Kbatch 1: 2 running…\r');
+
+      // A terminal of unknown size (as under `script`) reports 0 columns: assume 80, not nothing.
+      const unknown = captureOutput(true, 0);
+      await main(['--tasks', '3', '--quota', '3', '--latency', '0'], { stdout: unknown, stderr: captureOutput(), env: {} });
+      expect(unknown.text()).toContain('\r\x1b[2Kbatch 1: 2 running, 0 ok, 0 failed | 1 succeeded in all');
+    });
+
+    it('leaves colour out when NO_COLOR is set', async () => {
+      const stdout = captureOutput(true);
+      const argv = ['--tasks', '3', '--quota', '1', '--latency', '0', '--seed', '1'];
+      await main(argv, { stdout, stderr: captureOutput(), env: { NO_COLOR: '1' } });
+      // eslint-disable-next-line no-control-regex -- matches ANSI colour codes
+      expect(stdout.text()).not.toMatch(/\x1b\[\d+m/);
+    });
+  });
+});
+
+describe('runDemo', () => {
+  const options = (overrides: Partial<DemoOptions>): DemoOptions => ({
+    tasks: 20,
+    quota: 5,
+    initial: 1,
+    max: Infinity,
+    latency: 0,
+    seed: 1,
+    svg: undefined,
+    ...overrides,
+  });
+
+  it('stops at the batch that hits the quota and counts the calls saved', async () => {
+    const started: number[] = [];
+    const { summary, batches, record } = await runDemo(options({}), {
+      onTaskStart: ({ index }) => started.push(index),
+    });
+    // Batches of 1, 2 and 4: calls 0-4 fit in the quota of 5, calls 5 and 6 get a 429.
+    expect(batches.map((batch) => [batch.size, batch.failed])).toEqual([
+      [1, 0],
+      [2, 0],
+      [4, 2],
+    ]);
+    expect(summary).toMatchObject({
+      totalTasks: 20,
+      succeeded: 5,
+      failed: 2,
+      skipped: 13,
+      callsMade: 7,
+      callsSaved: 13,
+      failedWithoutSlowStart: 15,
+    });
+    expect(summary.cause).toBeInstanceOf(QuotaExceededError);
+    expect(started).toEqual([0, 1, 2, 3, 4, 5, 6]);
+    expect(record.tasks.map((task) => `${task.index}:${task.batch}:${task.outcome}`)).toEqual([
+      '0:0:succeeded',
+      '1:1:succeeded',
+      '2:1:succeeded',
+      '3:2:succeeded',
+      '4:2:succeeded',
+      '5:2:failed',
+      '6:2:failed',
+    ]);
+    expect(record.skipped).toBe(13);
+  });
+
+  it('runs every task when the quota is large enough, in batches capped by --max', async () => {
+    const { summary, batches } = await runDemo(options({ tasks: 20, quota: 100, initial: 2, max: 4 }));
+    expect(batches.map((batch) => batch.size)).toEqual([2, 4, 4, 4, 4, 2]);
+    expect(summary).toMatchObject({ succeeded: 20, failed: 0, skipped: 0, callsMade: 20, callsSaved: 0 });
+    expect(summary.cause).toBeUndefined();
+  });
+});
+
+describe('simulated API', () => {
+  afterEach(() => {
+    jest.useRealTimers();
+  });
+
+  it('accepts `quota` calls, then rejects every call with a 429', async () => {
+    const api = createSimulatedApi({ quota: 3, latencyMs: 0, random: () => 0.5 });
+    const outcomes = await Promise.allSettled([api.call(), api.call(), api.call(), api.call(), api.call()]);
+
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled', 'rejected', 'rejected']);
+    const rejected = outcomes[3] as PromiseRejectedResult;
+    expect(rejected.reason).toBeInstanceOf(QuotaExceededError);
+    expect(rejected.reason).toMatchObject({ status: 429, callNumber: 3, quota: 3 });
+    // The fourth call, counted from 1 in the message, as a reader counts.
+    expect((rejected.reason as Error).message).toBe('429 Too Many Requests: call 4 is over the quota of 3 calls');
+    expect(api.callsMade).toBe(5);
+    expect(api.callsRejected).toBe(2);
+  });
+
+  it('fails the first call with a quota of 0', async () => {
+    const api = createSimulatedApi({ quota: 0, latencyMs: 0, random: () => 0 });
+    await expect(api.call()).rejects.toThrow('429 Too Many Requests: call 1 is over the quota of 0 calls');
+  });
+
+  it('takes between half and one and a half of the latency, as drawn', async () => {
+    jest.useFakeTimers();
+    const api = createSimulatedApi({ quota: 10, latencyMs: 100, random: () => 0.25 });
+    let settled = false;
+    const call = api.call().then((result) => {
+      settled = true;
+      return result;
+    });
+
+    await jest.advanceTimersByTimeAsync(74);
+    expect(settled).toBe(false);
+    await jest.advanceTimersByTimeAsync(1);
+    expect(settled).toBe(true);
+    await expect(call).resolves.toEqual({ callNumber: 0, latencyMs: 75 });
+  });
+
+  it('gives up its timer and rejects with the reason when the signal aborts', async () => {
+    jest.useFakeTimers();
+    const api = createSimulatedApi({ quota: 10, latencyMs: 1000, random: () => 0.5 });
+    const controller = new AbortController();
+    const call = api.call(controller.signal);
+    expect(jest.getTimerCount()).toBe(1);
+
+    controller.abort(new Error('torn down'));
+    await expect(call).rejects.toThrow('torn down');
+    expect(jest.getTimerCount()).toBe(0);
+  });
+
+  it('rejects at once when the signal has already aborted', async () => {
+    const api = createSimulatedApi({ quota: 10, latencyMs: 1000, random: () => 0.5 });
+    await expect(api.call(AbortSignal.abort(new Error('too late')))).rejects.toThrow('too late');
+  });
+
+  it('draws the same latencies from the same seed', () => {
+    const draw = (seed: number) => Array.from({ length: 5 }, seededRandom(seed));
+    expect(draw(7)).toEqual(draw(7));
+    expect(draw(7)).not.toEqual(draw(8));
+    for (const value of draw(123)) {
+      expect(value).toBeGreaterThanOrEqual(0);
+      expect(value).toBeLessThan(1);
+    }
+  });
+});
+
+/**
+ * A small well-formedness check: every tag is closed in the right order, attribute values are
+ * quoted, and every `&` starts an entity. Enough to catch a broken template or a missing escape.
+ */
+function expectWellFormed(svg: string): void {
+  const stack: string[] = [];
+  const tag = /<(\/?)([A-Za-z][\w:-]*)((?:\s+[\w:-]+="[^"<]*")*)\s*(\/?)>/g;
+  let position = 0;
+  for (const match of svg.matchAll(tag)) {
+    const between = svg.slice(position, match.index);
+    expect(between).not.toMatch(/[<>]/);
+    position = match.index + match[0].length;
+    const [, closing, name, , selfClosing] = match;
+    if (closing) expect(stack.pop()).toBe(name);
+    else if (!selfClosing) stack.push(name);
+  }
+  expect(svg.slice(position).trim()).toBe('');
+  expect(stack).toEqual([]);
+  expect(svg).not.toMatch(/&(?!(amp|lt|gt|quot|apos);)/);
+}
+
+describe('timeline SVG', () => {
+  const task = (index: number, batch: number, startMs: number, endMs: number, outcome: TaskRecord['outcome']) => ({
+    index,
+    batch,
+    startMs,
+    endMs,
+    outcome,
+  });
+  const record: RunRecord = {
+    totalTasks: 10,
+    tasks: [task(0, 0, 0, 100, 'succeeded'), task(1, 1, 100, 180, 'succeeded'), task(2, 1, 100, 250, 'failed')],
+    skipped: 7,
+    subtitle: 'quota <2> & "friends"',
+  };
+
+  it('is one well-formed SVG document', () => {
+    const svg = renderTimelineSvg(record);
+    expect(svg.startsWith('<svg xmlns="http://www.w3.org/2000/svg"')).toBe(true);
+    expectWellFormed(svg);
+  });
+
+  it('draws one bar per invoked task, coloured by outcome', () => {
+    const svg = renderTimelineSvg(record);
+    const bars = [...svg.matchAll(/<rect class="bar (\w+)" data-index="(\d+)"/g)].map(([, outcome, index]) => [Number(index), outcome]);
+    expect(bars).toEqual([
+      [0, 'succeeded'],
+      [1, 'succeeded'],
+      [2, 'failed'],
+    ]);
+  });
+
+  it('marks each failure, and only failures, with a cross', () => {
+    const svg = renderTimelineSvg(record);
+    const marks = [...svg.matchAll(/class="fail-mark" data-index="(\d+)"/g)].map(([, index]) => Number(index));
+    expect(marks).toEqual([2]);
+  });
+
+  it('groups rows by batch with a label per batch', () => {
+    const svg = renderTimelineSvg(record);
+    expect([...svg.matchAll(/<g class="batch" data-batch="(\d+)">/g)].map(([, batch]) => batch)).toEqual(['0', '1']);
+    expect(svg).toContain('batch 0');
+    expect(svg).toContain('tasks 1-2');
+  });
+
+  it('places bars on the time axis: a longer task gets a wider bar, a later one starts further right', () => {
+    const svg = renderTimelineSvg(record);
+    const geometry = (index: number) => {
+      const match = new RegExp(`data-index="${index}" x="([\\d.]+)" y="[\\d.]+" width="([\\d.]+)"`).exec(svg);
+      return { x: Number(match![1]), width: Number(match![2]) };
+    };
+    expect(geometry(1).x).toBeGreaterThan(geometry(0).x);
+    expect(geometry(2).x).toBe(geometry(1).x);
+    expect(geometry(2).width).toBeGreaterThan(geometry(1).width);
+  });
+
+  it('notes the skipped count and the counts of the legend', () => {
+    const svg = renderTimelineSvg(record);
+    expect(svg).toContain('skipped, never called: 7');
+    expect(svg).toContain('succeeded (2)');
+    expect(svg).toContain('failed (1)');
+  });
+
+  it('escapes text taken from the run', () => {
+    const svg = renderTimelineSvg(record);
+    expect(svg).toContain('quota &lt;2&gt; &amp; &quot;friends&quot;');
+    expect(escapeXml(`<a href='x'>&</a>`)).toBe('&lt;a href=&apos;x&apos;&gt;&amp;&lt;/a&gt;');
+  });
+
+  it('still draws a valid picture when no task was called', () => {
+    const svg = renderTimelineSvg({ totalTasks: 0, tasks: [], skipped: 0, subtitle: 'empty' });
+    expectWellFormed(svg);
+    expect(svg).not.toContain('class="bar ');
+    expect(svg).toContain('No task was called.');
+  });
+
+  it.each([0.4, 7, 100, 987, 1234, 60_000])('chooses round ticks from 0 past %d', (max) => {
+    const ticks = niceTicks(max);
+    expect(ticks[0]).toBe(0);
+    expect(ticks[ticks.length - 1]).toBeGreaterThanOrEqual(max);
+    const step = ticks[1];
+    ticks.forEach((tick, i) => expect(tick).toBeCloseTo(i * step, 9));
+    // The step is 1, 2 or 5 times a power of ten.
+    const mantissa = step / 10 ** Math.floor(Math.log10(step));
+    expect([1, 2, 5].some((allowed) => Math.abs(mantissa - allowed) < 1e-9)).toBe(true);
+    expect(ticks.length).toBeGreaterThanOrEqual(5);
+    expect(ticks.length).toBeLessThanOrEqual(10);
+  });
+});

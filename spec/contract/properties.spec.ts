@@ -1,0 +1,154 @@
+/**
+ * Generated scenarios: the operator against the reference model (spec/model/slow-start-model.ts).
+ *
+ * Every scenario runs in virtual time, so its outcome is deterministic. Each run of the suite draws
+ * new scenarios; when a property fails, fast-check prints the counterexample with its `seed` and
+ * `path`, and `FC_SEED=<seed> FC_PATH=<path> npm test -- spec/contract/properties.spec.ts` replays exactly it.
+ *
+ * Runs per property: 2,000 when `CI` is set, fewer locally (override with FC_NUM_RUNS).
+ */
+import fc from 'fast-check';
+import { loadConformanceCases } from '../support/conformance-cases';
+import { nextBatchSize } from '../../src/index.js';
+import { operatorScenario, slowStartScenario } from '../model/arbitraries.js';
+import { expectMatchesModel } from '../model/compare.js';
+import { runScenario, toModelScenario, traceOfObserved, type Scenario } from '../model/harness.js';
+import { checkInvariants } from '../model/invariants.js';
+import { kubernetesSlowStart, simulateSlowStart, sizeAfter } from '../model/slow-start-model.js';
+
+const numRuns = Number(process.env.FC_NUM_RUNS ?? (process.env.CI ? 2000 : 300));
+/** Replays a reported failure: FC_SEED and FC_PATH are the `seed` and `path` fast-check printed. */
+const replay: fc.Parameters<unknown> = process.env.FC_SEED
+  ? { seed: Number(process.env.FC_SEED), path: process.env.FC_PATH, endOnFailure: true }
+  : // Mutation runs only need to know that a property fails, not the smallest counterexample.
+    { endOnFailure: process.env.FC_END_ON_FAILURE === '1' };
+const timeout = 110_000;
+
+async function checkScenario(scenario: Scenario) {
+  const model = simulateSlowStart(toModelScenario(scenario));
+  const observed = await runScenario(scenario);
+  expectMatchesModel(scenario, observed, model);
+  // The invariants of §9 hold for batch pacing too, checked on the operator's own log.
+  expect(checkInvariants(traceOfObserved(scenario, observed))).toEqual([]);
+}
+
+describe('slowStartBatch() against the reference model', () => {
+  it(
+    `agrees on ${numRuns} generated scenarios (arrays, generators, subjects; any task outcome; unsubscription)`,
+    async () => {
+      await fc.assert(fc.asyncProperty(operatorScenario, checkScenario), { numRuns, ...replay });
+    },
+    timeout,
+  );
+});
+
+describe('slowStart() against the reference model', () => {
+  it(
+    `agrees on ${numRuns} generated scenarios (arrays and generators)`,
+    async () => {
+      await fc.assert(fc.asyncProperty(slowStartScenario, checkScenario), { numRuns, ...replay });
+    },
+    timeout,
+  );
+});
+
+describe('the reference model itself', () => {
+  const conformance = { cases: loadConformanceCases() };
+
+  it.each(conformance.cases.map((c) => [c.name, c] as const))('reproduces Kubernetes: %s', (_, c) => {
+    const loop = kubernetesSlowStart(c.count, { initialBatchSize: c.initialBatchSize }, (call) => call < c.succeedFirst);
+    expect(loop).toEqual({
+      batchSizes: c.expected.batchSizes,
+      invoked: c.expected.invoked,
+      successes: c.expected.successes,
+      errors: c.expected.errors,
+    });
+
+    // The timed simulation of the same run over an array agrees, `skipped` included.
+    const sim = simulateSlowStart({
+      options: { initialBatchSize: c.initialBatchSize },
+      tasks: Array.from({ length: c.count }, (_, i) => ({
+        outcome: i < c.succeedFirst ? { ok: true, value: i } : { ok: false, reason: i },
+        settles: { kind: 'sync' },
+        isFunction: true,
+      })),
+      source: { kind: 'sync' },
+      unsubscribe: { kind: 'never' },
+      knows: 'all',
+    });
+    expect(sim.batches.map((b) => b.size)).toEqual(c.expected.batchSizes);
+    expect(sim.invocations).toHaveLength(c.expected.invoked);
+    expect(sim.end.kind === 'batchError' ? sim.end.error.skipped : 0).toBe(c.expected.skipped);
+  });
+
+  it('gives the batch sizes of contract §2', () => {
+    const sizes = (count: number, initialBatchSize?: number) => kubernetesSlowStart(count, { initialBatchSize }, () => true).batchSizes;
+    expect(sizes(10)).toEqual([1, 2, 4, 3]);
+    expect(sizes(100, 10)).toEqual([10, 20, 40, 30]);
+  });
+
+  it('reads a growth factor as people write it, and always grows with one above 1 (§2)', () => {
+    expect(sizeAfter(100, { growthFactor: 1.1 })).toBe(110); // 100 * 1.1 is 110.00000000000001
+    expect(sizeAfter(10, { growthFactor: 1.1 })).toBe(11);
+    expect(sizeAfter(10, { growthFactor: 1.15 })).toBe(12);
+    expect(sizeAfter(1, { growthFactor: 1.0000001 })).toBe(2);
+    expect(sizeAfter(3, { growthFactor: 1 })).toBe(3);
+    expect(sizeAfter(3, { growthFactor: 1, initialBatchSize: 5, maxBatchSize: 8 })).toBe(5);
+    expect(sizeAfter(7, { growthFactor: 3, maxBatchSize: 8 })).toBe(8);
+  });
+
+  it('computes the sizes of §2 as src does, on generated sizes and options', () => {
+    fc.assert(
+      fc.property(
+        fc.record({
+          ranSize: fc.integer({ min: 1, max: 1_000_000 }),
+          initialBatchSize: fc.integer({ min: 1, max: 50 }),
+          growthFactor: fc.oneof(
+            fc.integer({ min: 100, max: 400 }).map((h) => h / 100),
+            fc.double({ min: 1, max: 4, noNaN: true }),
+            fc.double({ min: 1, max: 1.000001, noNaN: true }),
+          ),
+          extraMax: fc.oneof(fc.constant(Infinity), fc.nat({ max: 100_000 })),
+        }),
+        ({ ranSize, extraMax, ...rest }) => {
+          const options = { ...rest, maxBatchSize: rest.initialBatchSize + extraMax };
+          expect(sizeAfter(ranSize, options)).toBe(nextBatchSize(ranSize, options));
+        },
+      ),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('agrees with the Kubernetes loop on every synchronous run over an array', () => {
+    fc.assert(
+      fc.property(
+        fc.record({
+          count: fc.integer({ min: 0, max: 500 }),
+          initialBatchSize: fc.integer({ min: 1, max: 20 }),
+          growthFactor: fc.double({ min: 1, max: 4, noNaN: true }),
+          extraMax: fc.integer({ min: 0, max: 50 }),
+          firstFailure: fc.nat({ max: 600 }),
+        }),
+        ({ count, firstFailure, extraMax, ...rest }) => {
+          const options = { ...rest, maxBatchSize: rest.initialBatchSize + extraMax };
+          const loop = kubernetesSlowStart(count, options, (call) => call < firstFailure);
+          const sim = simulateSlowStart({
+            options,
+            tasks: Array.from({ length: count }, (_, i) => ({
+              outcome: i < firstFailure ? { ok: true, value: i } : { ok: false, reason: i },
+              settles: { kind: 'sync' },
+              isFunction: true,
+            })),
+            source: { kind: 'sync' },
+            unsubscribe: { kind: 'never' },
+            knows: 'all',
+          });
+          expect(sim.batches.map((b) => b.size)).toEqual(loop.batchSizes);
+          expect(sim.invocations).toHaveLength(loop.invoked);
+          expect(sim.end.kind).toBe(loop.errors ? 'batchError' : 'complete');
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+});

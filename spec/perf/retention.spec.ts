@@ -1,0 +1,46 @@
+/**
+ * The operator lets go of every factory once its task has run, and keeps feeding the right ones while
+ * it compacts its queue. Uses V8's `gc()` (see spec/support/gc.ts).
+ */
+import { Subject, of } from 'rxjs';
+import { slowStartBatch, type BatchResult, type TaskFactory } from '../../src/index.js';
+import { exposedGc } from '../support/gc.js';
+
+const gc = exposedGc();
+const collectGarbage = async () => {
+  // A WeakRef keeps its target alive until the current job ends: collect in a later one.
+  await new Promise((resolve) => setImmediate(resolve));
+  gc();
+};
+
+describe('what the operator holds on to', () => {
+  const TASKS = 5_000;
+
+  it(`runs the right factories and keeps none of them after ${TASKS.toLocaleString('en')} tasks through an open Subject`, async () => {
+    const source = new Subject<TaskFactory<number>>();
+    const results: BatchResult<number>[] = [];
+    const subscription = source.pipe(slowStartBatch({ initialBatchSize: 4, maxBatchSize: 4 })).subscribe((result) => results.push(result));
+    const firstFactories: WeakRef<TaskFactory<number>>[] = [];
+    // Built in a helper so that no local variable of this test keeps a factory alive.
+    const pushAll = () => {
+      for (let i = 0; i < TASKS; i++) {
+        const factory: TaskFactory<number> = () => of(i);
+        if (i < 100) firstFactories.push(new WeakRef(factory));
+        source.next(factory);
+      }
+    };
+    pushAll();
+
+    // Every task ran, in batches of 4, each with its own value: nothing was run twice or skipped.
+    expect(results).toHaveLength(TASKS / 4);
+    results.forEach((result, k) => {
+      expect(result.startIndex).toBe(4 * k);
+      expect(result.values).toEqual([4 * k, 4 * k + 1, 4 * k + 2, 4 * k + 3]);
+    });
+
+    await collectGarbage();
+    expect(firstFactories.filter((ref) => ref.deref() !== undefined)).toHaveLength(0);
+    expect(subscription.closed).toBe(false);
+    subscription.unsubscribe();
+  });
+});

@@ -1,0 +1,29 @@
+// §2's growth rule: how large the next batch may be after one that succeeded.
+
+/** The options that shape batch sizes. */
+export interface GrowthOptions {
+  readonly initialBatchSize: number;
+  readonly growthFactor: number;
+  readonly maxBatchSize: number;
+}
+
+/**
+ * The size the batch after a successful one of `ranSize` tasks may have (contract §2):
+ * `min(maxBatchSize, max(initialBatchSize, ceil(ranSize * growthFactor)))`.
+ *
+ * The product is rounded before `ceil` when it is within floating-point noise of a whole number, so
+ * that `100 * 1.1`, which is `110.00000000000001` in binary floating point, means 110 and not 111.
+ * The noise of one product is at most two units in the last place; nothing larger is absorbed, and a
+ * factor above 1 always grows a batch by at least one task.
+ *
+ * @param ranSize The number of tasks of the batch that succeeded.
+ * @param options The batch-size options.
+ * @return The size the next batch may have.
+ */
+export function nextBatchSize(ranSize: number, options: GrowthOptions): number {
+  const grown = ranSize * options.growthFactor;
+  const nearest = Math.round(grown);
+  let wanted = Math.abs(grown - nearest) <= grown * 2 * Number.EPSILON ? nearest : Math.ceil(grown);
+  if (options.growthFactor > 1) wanted = Math.max(wanted, ranSize + 1);
+  return Math.min(options.maxBatchSize, Math.max(options.initialBatchSize, wanted));
+}

@@ -1,0 +1,309 @@
+// Runs tasks as a pacing allows, free of RxJS: the adapter in rxjs-adapter.ts supplies subscriptions,
+// timers and the subscriber through a `RunnerHost`, and a feed supplies the factories. The runner
+// knows nothing of batches: it admits `min(room, concurrency - inFlight, waiting)` tasks, where the
+// pacing says how much room there is.
+import type { Cancellable, FactoryFeed, FactorySink, RunnerHost } from './host.js';
+import { expected, type ResolvedOptions } from './options.js';
+import { BatchPacing } from './pacing/batch-pacing.js';
+import type { Pacing, RunState } from './pacing/pacing.js';
+import { WindowPacing } from './pacing/window-pacing.js';
+import { Queue } from './queue.js';
+import { ResultBook } from './result-book.js';
+import { SlowStartBatchError } from './slow-start-batch-error.js';
+import { TaskRun } from './task-run.js';
+import type { TaskFactory } from './types.js';
+
+/** One subscriber's run, as `createRunner` returns it. */
+export interface Runner {
+  /** Starts the source; results may be emitted before it returns. */
+  start(): void;
+  /** Tears everything down: running tasks, the source, the flush timer. Safe to call at any time. */
+  stop(): void;
+}
+
+/** The pacing the options ask for. */
+export function createPacing(options: ResolvedOptions): Pacing {
+  return options.pacing === 'window' ? new WindowPacing(options, options.concurrency) : new BatchPacing(options);
+}
+
+/**
+ * Prepares a run for one subscriber: factories arrive through `createFeed`'s feed, results and the end
+ * go to `host`. The adapter registers `stop` with the subscriber before calling `start`, so that an
+ * unsubscription during a synchronous start (`take(1)` after the first result of a synchronous source)
+ * stops the run at once.
+ */
+export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactorySink) => FactoryFeed, options: ResolvedOptions): Runner {
+  const { concurrency, flushAfter } = options;
+  /** How many tasks may be in flight, and which result reports each task. */
+  const pacing = createPacing(options);
+  /** The results in the making, oldest first. */
+  const book = new ResultBook<T>();
+  /** Factories received and not invoked yet, oldest first. */
+  const waiting = new Queue<unknown>();
+  /** When each waiting factory arrived, kept only when `flushAfter` needs it. */
+  const arrivals = flushAfter === undefined ? undefined : new Queue<number>();
+  /** What the pacing is told; updated in place before each question. */
+  const state: RunState = { inFlight: 0, waiting: 0, sourceDone: false, flushDue: false, stopping: false };
+  /**
+   * Tasks that did not settle during their own `subscribe`, to tear them down; some may have settled
+   * since, and are dropped once they outnumber the running ones. Synchronous tasks never get here.
+   */
+  let running: TaskRun<T>[] = [];
+  /** Tasks invoked and not settled. */
+  let active = 0;
+  /** The source's error, boxed because any value, `undefined` included, can be an error. */
+  let sourceError: { error: unknown } | undefined;
+  /** How many factories the feed has been asked for and not yet delivered. */
+  let requested = 0;
+  /** The flush timer, while one is scheduled. */
+  let flushTimer: Cancellable | undefined;
+  /** Set once the stream has completed, errored or been unsubscribed: from then on nothing starts. */
+  let closed = false;
+  /** Set once `stop` has run: the subscriber is gone, and the source released. */
+  let stopped = false;
+  /** Set while `pump` runs, so that re-entrant calls only ask it to go round again. */
+  let pumping = false;
+  /** Set by a re-entrant call of `pump`: state has changed since this round looked at it. */
+  let pumpAgain = false;
+
+  const reportUnhandled = (error: unknown) => host.reportUnhandled(error);
+  const feed = createFeed({
+    push(factory) {
+      if (closed) return;
+      if (requested > 0) requested--;
+      waiting.push(factory);
+      arrivals?.push(host.now());
+      pump();
+    },
+    end() {
+      if (closed) return;
+      state.sourceDone = true;
+      pump();
+    },
+    fail(error) {
+      if (closed || state.sourceDone) return;
+      state.sourceDone = state.stopping = true;
+      sourceError = { error };
+      pump();
+    },
+    reportUnhandled,
+  });
+
+  /**
+   * Does everything that can be done now: emit what is ready, start what the pacing allows, end the
+   * stream. Every event calls it. It loops instead of recursing, so that synchronous tasks and
+   * synchronous sources cannot grow the call stack, however many there are.
+   */
+  function pump(): void {
+    if (pumping) {
+      pumpAgain = true;
+      return;
+    }
+    pumping = true;
+    try {
+      do {
+        pumpAgain = false;
+        emitReady();
+        if (closed || endIfDone()) break;
+        launch();
+        // Ask the source only when nothing has changed since this round looked: the answer is final.
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- launch() may have closed the run or made pump re-enter
+        if (!closed && !pumpAgain) askForFactories();
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- set by re-entrant calls
+      } while (pumpAgain && !closed);
+    } finally {
+      pumping = false;
+    }
+  }
+
+  function emitReady(): void {
+    let result;
+    while (!closed && (result = book.takeReady()) !== undefined) host.emit(result);
+  }
+
+  /** Ends the stream when nothing is in flight and nothing more may start; says whether it did. */
+  function endIfDone(): boolean {
+    if (active > 0) return false;
+    state.inFlight = 0;
+    state.waiting = waiting.length;
+    if (state.stopping) {
+      if (pacing.room(state) > 0) return false;
+      if (book.failed) {
+        fail();
+        return true;
+      }
+      // §6: the source's error comes after what was running; factories still waiting are skipped.
+      const { error } = sourceError as { error: unknown };
+      book.closeLast();
+      emitReady();
+      if (closed) return true;
+      close();
+      release();
+      host.error(error);
+      return true;
+    }
+    if (state.sourceDone && state.waiting === 0) {
+      book.closeLast();
+      emitReady();
+      if (closed) return true;
+      close();
+      release();
+      host.complete();
+      return true;
+    }
+    return false;
+  }
+
+  /** Starts as many tasks as the pacing, `concurrency` and the waiting factories allow. */
+  function launch(): void {
+    state.inFlight = active;
+    state.waiting = waiting.length;
+    const wasStopping = state.stopping;
+    let count = Math.min(pacing.room(state), concurrency - active, state.waiting);
+    if (count > 0) cancelFlushTimer();
+    // A failure while starting changes what the pacing allows: the next round of `pump` asks again.
+    while (count-- > 0 && !closed && state.stopping === wasStopping) startTask();
+  }
+
+  function startTask(): void {
+    // A flush is spent by the batch it starts.
+    state.flushDue = false;
+    const factory = waiting.shift();
+    arrivals?.shift();
+    const group = book.join(pacing.start(), pacing.resultSize);
+    const index = group.startIndex + group.joined - 1;
+    const run = new TaskRun<T>(group, group.joined - 1, factory, index, settle);
+    active++;
+    try {
+      if (typeof factory !== 'function') {
+        throw new TypeError(expected(`tasks[${index}]`, 'a function returning an ObservableInput', factory));
+      }
+      const input = (factory as TaskFactory<T>)(run.context);
+      // The factory may have caused an unsubscription; then its task must not start.
+      if (stopped) {
+        run.lazyContext.abort();
+        return;
+      }
+      const subscription = host.subscribeTask(input, run);
+      if (run.settled) return;
+      run.subscription = subscription;
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- set by a re-entrant stop()
+      if (stopped) {
+        // Unsubscribed while the task was subscribing: `stop` could not see it yet.
+        run.tearDown(reportUnhandled);
+        return;
+      }
+      keepRunning(run);
+    } catch (reason) {
+      settle(run, false, reason);
+    }
+  }
+
+  function keepRunning(run: TaskRun<T>): void {
+    if (running.length >= 2 * active + 16) running = running.filter((other) => !other.settled);
+    running.push(run);
+  }
+
+  function settle(run: TaskRun<T>, fulfilled: boolean, outcome: unknown): void {
+    // A task that notifies twice, or after the subscriber left, is not counted again.
+    if (run.settled || stopped) return;
+    run.settled = true;
+    run.subscription = undefined;
+    active--;
+    if (fulfilled) {
+      book.fulfil(run.group, run.position, outcome as T | undefined);
+    } else {
+      book.reject(run.group, run.position, outcome, run.factory);
+      state.stopping = true;
+    }
+    pacing.settled(fulfilled);
+    // When the last task in flight settles, an overdue flush starts the next batch now, not one timer later.
+    if (active === 0) state.flushDue ||= oldestIsOverdue();
+    pump();
+  }
+
+  /** §5: the error, once what was in flight has settled; what never started is listed for resuming. */
+  function fail(): void {
+    const failure = book.failure();
+    const unstarted = waiting.takeAll();
+    close();
+    // A factory still on its way from the source (an async iterator's pull) is waited for (§11).
+    feed.drain((undelivered, pullFailure) => {
+      const remaining = [...unstarted, ...undelivered] as TaskFactory<T>[];
+      const unfinished = [...failure.rejected, ...remaining] as TaskFactory<T>[];
+      host.error(new SlowStartBatchError<T>({ ...failure, remaining, unfinished, sourceError: sourceError ?? pullFailure }));
+    });
+  }
+
+  /** Asks a lazy source for what the pacing would start now, and arms the flush timer if one may fire. */
+  function askForFactories(): void {
+    state.inFlight = active;
+    state.waiting = waiting.length;
+    const wanted = Math.max(0, pacing.wants(state) - state.waiting);
+    if (wanted !== requested) {
+      requested = wanted;
+      feed.request(wanted);
+    }
+    if (active === 0 && state.waiting > 0 && !state.stopping) armFlushTimer();
+  }
+
+  /** Whether the oldest waiting factory has waited `flushAfter` or longer (§3c). */
+  function oldestIsOverdue(): boolean {
+    const oldest = arrivals?.peek();
+    return oldest !== undefined && host.now() - oldest >= (flushAfter as number);
+  }
+
+  function armFlushTimer(): void {
+    const oldest = arrivals?.peek();
+    if (flushTimer !== undefined || oldest === undefined) return;
+    const delay = Math.max(0, oldest + (flushAfter as number) - host.now());
+    flushTimer = host.schedule(() => {
+      flushTimer = undefined;
+      state.flushDue = true;
+      pump();
+    }, delay);
+  }
+
+  function cancelFlushTimer(): void {
+    flushTimer?.unsubscribe();
+    flushTimer = undefined;
+  }
+
+  /** Ends the run: nothing starts after this, and only a failure's error, once drained, is still sent. */
+  function close(): void {
+    closed = true;
+    cancelFlushTimer();
+    waiting.takeAll();
+    arrivals?.takeAll();
+  }
+
+  /** Releases the source; what its teardown throws has nowhere to go but `reportUnhandled`. */
+  function release(): void {
+    try {
+      feed.stop();
+    } catch (error) {
+      reportUnhandled(error);
+    }
+  }
+
+  return {
+    start() {
+      // A subscriber that was closed before the run started has already called `stop`.
+      if (stopped) return;
+      feed.start();
+      pump();
+    },
+    stop() {
+      if (stopped) return;
+      stopped = true;
+      const torn = running;
+      running = [];
+      close();
+      // Every task is torn down, and the source released, even if a teardown before it throws.
+      for (const run of torn) {
+        if (!run.settled) run.tearDown(reportUnhandled);
+      }
+      release();
+    },
+  };
+}
