@@ -301,6 +301,44 @@ whenOperatorHasWindowPacing("pacing: 'window' against the reference model", () =
     timeout,
   );
 
+  const synchronous = (count: number): Scenario['tasks'] =>
+    Array.from({ length: count }, (_, i) => ({ kind: 'observable', values: [i], delay: null, valuesEarly: false }));
+  const found: [string, Scenario][] = [
+    [
+      'slowStart over 8 synchronous tasks, concurrency 3: result 2 comes before task 7 is invoked',
+      {
+        api: 'slowStart',
+        options: { pacing: 'window', concurrency: 3 },
+        tasks: synchronous(8),
+        source: { kind: 'array' },
+        unsubscribe: { kind: 'never' },
+      },
+    ],
+    [
+      'the same with take(3): task 7 is never invoked',
+      {
+        api: 'slowStart',
+        options: { pacing: 'window', concurrency: 3 },
+        tasks: synchronous(8),
+        source: { kind: 'array' },
+        unsubscribe: { kind: 'inNext', emission: 2 },
+      },
+    ],
+    [
+      'slowStartBatch, one slow task then 7 synchronous ones, concurrency 3, take(3): task 7 is never invoked',
+      {
+        api: 'operator',
+        options: { pacing: 'window', concurrency: 3 },
+        tasks: [{ kind: 'observable', values: ['slow'], delay: 4, valuesEarly: false }, ...synchronous(7)],
+        source: { kind: 'subject', arrivals: [{ time: 0, count: 8 }], end: { kind: 'complete', time: 8 } },
+        unsubscribe: { kind: 'inNext', emission: 2 },
+      },
+    ],
+  ];
+  it.each(found)('counterexample found by the properties: %s', async (_, scenario) => {
+    await checkScenario(scenario);
+  });
+
   it('refuses flushAfter at call time (§9)', () => {
     const options = { pacing: 'window', flushAfter: 10 } as unknown as SlowStartOptions;
     expect(() => slowStartBatch(options)).toThrow(TypeError);

@@ -117,6 +117,8 @@ export const options: fc.Arbitrary<ScenarioOptions> = fc
       extraMax: fc.oneof(fc.constant(Infinity), fc.integer({ min: 0, max: 60 })),
       concurrency: fc.oneof(fc.constant(Infinity), fc.integer({ min: 1, max: 8 })),
       flushAfter: fc.integer({ min: 0, max: 12 }).map((k) => 4 * k + 1),
+      // The default, written out: it must change nothing.
+      pacing: fc.constant('batch' as const),
     },
     { requiredKeys: [] },
   )

@@ -70,8 +70,7 @@ export interface ScenarioOptions {
 
 /** The operator's options for a scenario, with the virtual-time scheduler. */
 function operatorOptions(options: ScenarioOptions, scheduler: VirtualTimeScheduler): SlowStartOptions {
-  // Needed once the operator's types tie `flushAfter` to batch pacing; a scenario's options are wider.
-  // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion
+  // The operator's types tie `flushAfter` to batch pacing; a scenario's options are wider.
   return { ...options, scheduler } as SlowStartOptions;
 }
 

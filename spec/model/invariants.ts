@@ -203,7 +203,11 @@ export function checkInvariants(trace: Trace): string[] {
     }
     for (let p = trigger + 1; showsWhenDue && p < position; p++) {
       if (log[p].type === 'settle') {
-        fail(`result ${k} was due before another task settled, and was emitted only after`);
+        const between = log
+          .slice(trigger + 1, position)
+          .map((e) => (e.type === 'invoke' || e.type === 'settle' ? `${e.type} ${e.index}` : e.type))
+          .join(', ');
+        fail(`result ${k} was due, and was emitted only after: ${between}`);
         break;
       }
     }
