@@ -129,10 +129,10 @@ export const options: fc.Arbitrary<ScenarioOptions> = fc
   });
 
 /** A subject fed item groups at multiples of 4 that then completes (4k), errors (4k + 3) or stays open. */
-const subjectSource = (count: number): fc.Arbitrary<SourceKind> =>
+const subjectSource = (count: number, largestGroup: number): fc.Arbitrary<SourceKind> =>
   fc
     .record({
-      groups: fc.array(fc.record({ gap: fc.integer({ min: 0, max: 5 }), size: fc.integer({ min: 1, max: 4 }) }), {
+      groups: fc.array(fc.record({ gap: fc.integer({ min: 0, max: 5 }), size: fc.integer({ min: 1, max: largestGroup }) }), {
         minLength: 1,
         maxLength: 5,
       }),
@@ -183,17 +183,20 @@ export const windowOptions: fc.Arbitrary<ScenarioOptions> = options.map((o) => {
 
 export const tasks = tasksOf(anyTask);
 
-const operatorScenarioWith = (options: fc.Arbitrary<ScenarioOptions>, tasks = tasksOf(anyTask)): fc.Arbitrary<Scenario> =>
+/** `largestGroup`: the most items a subject delivers at one instant. */
+const operatorScenarioWith = (options: fc.Arbitrary<ScenarioOptions>, tasks = tasksOf(anyTask), largestGroup = 4): fc.Arbitrary<Scenario> =>
   fc
     .record({ options, tasks, unsubscribe, sourceKind: fc.constantFrom('array', 'generator', 'subject', 'subject') })
     .chain(({ options, tasks, unsubscribe, sourceKind }) =>
-      (sourceKind === 'subject' ? subjectSource(tasks.length) : fc.constant<SourceKind>({ kind: sourceKind })).map((source): Scenario => ({
-        api: 'operator',
-        options,
-        tasks,
-        source,
-        unsubscribe,
-      })),
+      (sourceKind === 'subject' ? subjectSource(tasks.length, largestGroup) : fc.constant<SourceKind>({ kind: sourceKind })).map(
+        (source): Scenario => ({
+          api: 'operator',
+          options,
+          tasks,
+          source,
+          unsubscribe,
+        }),
+      ),
     );
 
 const slowStartScenarioWith = (options: fc.Arbitrary<ScenarioOptions>, tasks = tasksOf(anyTask)): fc.Arbitrary<Scenario> =>
@@ -209,11 +212,12 @@ const slowStartScenarioWith = (options: fc.Arbitrary<ScenarioOptions>, tasks = t
 
 export const operatorScenario = operatorScenarioWith(options);
 export const slowStartScenario = slowStartScenarioWith(options);
-export const windowOperatorScenario = operatorScenarioWith(windowOptions);
+// Window pacing starts several tasks at once whenever the bound grows: larger bursts reach that more often.
+export const windowOperatorScenario = operatorScenarioWith(windowOptions, tasksOf(anyTask), 12);
 export const windowSlowStartScenario = slowStartScenarioWith(windowOptions);
 
 /** Window pacing over tasks that all succeed, from any source (a source may still error). */
 export const windowScenarioWhereAllSucceed = fc.oneof(
-  operatorScenarioWith(windowOptions, tasksOf(successfulTask)),
+  operatorScenarioWith(windowOptions, tasksOf(successfulTask), 12),
   slowStartScenarioWith(windowOptions, tasksOf(successfulTask)),
 );
