@@ -11,6 +11,13 @@ export default defineConfig(
   },
   root,
   {
+    // The end-to-end test and its server run on Node.
+    files: ['e2e/**/*.mjs', 'scripts/**/*.mjs'],
+    languageOptions: {
+      globals: { AbortController: 'readonly', Buffer: 'readonly', URL: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly' },
+    },
+  },
+  {
     files: ['src/**/*.ts'],
     rules: {
       // Angular's components, directives and modules are classes that a decorator gives their meaning.
