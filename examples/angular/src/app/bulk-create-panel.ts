@@ -47,7 +47,7 @@ import { ItemBulkCreator, type NewItem } from './bulk-create.service';
       @for (row of creator.batches(); track row.run + ':' + row.batch) {
         <li [attr.data-run]="row.run" [attr.data-batch]="row.batch">
           <span class="label">run {{ row.run }} · batch {{ row.batch }}</span>
-          @for (cell of row.requests; track cell.item) {
+          @for (cell of row.requests; track $index) {
             <span class="cell" [class]="cell.state" [attr.data-state]="cell.state" [title]="cell.name + ': ' + cell.state"></span>
           }
         </li>

@@ -51,7 +51,7 @@ describe('ItemBulkCreator', () => {
   it('sends 1, 2, 4, 8, ... requests, each batch only after the last response of the previous one', () => {
     creator.create(items(20));
 
-    // maxBatchSize is 6 (slowStartOptions): a browser has about six HTTP/1.1 connections per host.
+    // maxBatchSize is 6 (the service's options): a browser has about six HTTP/1.1 connections per host.
     const expectedSizes = [1, 2, 4, 6, 6, 1];
     let next = 0;
     expectedSizes.forEach((size, batchIndex) => {

@@ -61,15 +61,6 @@ export interface BulkCreateProgress {
   error: unknown;
 }
 
-/**
- * How runs are paced: the one place to tune them.
- *
- * `maxBatchSize: 6` because a browser speaks HTTP/1.1 to most APIs over about six connections per
- * host: a bigger batch gets no more requests on the wire, only more of them queued in the browser,
- * and more of them to fail if the first ones hit a quota. Behind HTTP/2 a larger cap pays off.
- */
-export const slowStartOptions: SlowStartOptions = { maxBatchSize: 6 };
-
 interface Run {
   readonly number: number;
   /** Item positions in task order: task `i` of the run creates item `items[i]`. */
@@ -86,7 +77,7 @@ interface SentRequest {
 
 /**
  * Creates many items through `POST /api/items` the way Kubernetes' ReplicaSet controller creates pods:
- * in batches of 1, 2, 4, ... requests (up to {@link slowStartOptions}'s `maxBatchSize`), each batch
+ * in batches of 1, 2, 4, ... requests (up to 6 at a time: see `options`), each batch
  * sent only after the previous one has fully succeeded. A quota (429) or permission (403) error
  * therefore costs one small batch of requests, not one request per item; the run stops after that
  * batch and `resume()` picks it up again later.
@@ -104,6 +95,15 @@ export class ItemBulkCreator {
   private readonly currentBatch = signal(-1);
   private readonly stopError = signal<unknown>(undefined);
   private run?: Run;
+
+  /**
+   * How runs are paced: the one place to tune them.
+   *
+   * `maxBatchSize: 6` because a browser speaks HTTP/1.1 to most APIs over about six connections per
+   * host: a bigger batch gets no more requests on the wire, only more of them queued in the browser,
+   * and more of them to fail if the first ones hit a quota. Behind HTTP/2 a larger cap pays off.
+   */
+  private readonly options: SlowStartOptions = { maxBatchSize: 6 };
 
   /** Progress of the current job, updated as each response arrives. */
   readonly progress = computed((): BulkCreateProgress => {
@@ -133,19 +133,20 @@ export class ItemBulkCreator {
     };
   });
 
-  /** The requests of the job, batch by batch, run after run: what the batch view draws. */
+  /**
+   * The requests of the job, batch by batch, run after run: what the batch view draws. A request
+   * sent again within its run (with `retry`) joins its batch's row.
+   */
   readonly batches = computed((): BatchRow[] => {
     const names = this.items();
-    const rows: BatchRow[] = [];
-    let row: { run: number; batch: number; requests: RequestCell[] } | undefined;
-    for (const request of this.sent()) {
-      if (row?.run !== request.run || row.batch !== request.batch) {
-        row = { run: request.run, batch: request.batch, requests: [] };
-        rows.push(row);
-      }
-      row.requests.push({ item: request.item, name: names[request.item].name, state: request.state });
+    const rows = new Map<string, { run: number; batch: number; requests: RequestCell[] }>();
+    for (const { run, batch, item, state } of this.sent()) {
+      const key = `${run}:${batch}`;
+      const row = rows.get(key) ?? { run, batch, requests: [] };
+      rows.set(key, row);
+      row.requests.push({ item, name: names[item].name, state });
     }
-    return rows;
+    return [...rows.values()];
   });
 
   constructor() {
@@ -207,7 +208,7 @@ export class ItemBulkCreator {
     this.currentBatch.set(-1);
     this.stopError.set(undefined);
     const tasks = itemIndexes.map((item) => this.createTask(number, item));
-    const subscription = slowStart(tasks, slowStartOptions).subscribe({
+    const subscription = slowStart(tasks, this.options).subscribe({
       complete: () => this.status.set('completed'),
       error: (error: unknown) => {
         // A failed batch carries its first failure as the cause; anything else is a bug, shown as is.
