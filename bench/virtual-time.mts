@@ -72,6 +72,7 @@ export function runVirtual<T>(scheduler: VirtualTimeScheduler, build: () => Obse
   });
   scheduler.flush();
   subscription.unsubscribe();
-  if (!completed && !errored) throw new Error(`runVirtual(): the stream neither completed nor errored (virtual time ${scheduler.now()} ms)`);
+  if (!completed && !errored)
+    throw new Error(`runVirtual(): the stream neither completed nor errored (virtual time ${scheduler.now()} ms)`);
   return { makespan: scheduler.now(), ended: end, completed, error, values };
 }

@@ -10,4 +10,14 @@ import { windowExposure } from './window-exposure.mjs';
 import { windowMakespan } from './window-makespan.mjs';
 
 /** Every scenario, in the order the issue lists them; `npm run bench -- NAME...` selects by `name`. */
-export const scenarios: readonly Scenario[] = [overheadSync, overheadPromise, scaling, idle, memory, wide, windowMakespan, windowExposure, windowCost];
+export const scenarios: readonly Scenario[] = [
+  overheadSync,
+  overheadPromise,
+  scaling,
+  idle,
+  memory,
+  wide,
+  windowMakespan,
+  windowExposure,
+  windowCost,
+];

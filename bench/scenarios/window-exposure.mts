@@ -49,9 +49,7 @@ function exposure(pacing: Pacing, quota: number, maxBatchSize: number, latencies
       }),
     );
   });
-  const run = runVirtual(scheduler, () =>
-    slowStart(tasks, pacing === 'window' ? { pacing: 'window', maxBatchSize } : { maxBatchSize }),
-  );
+  const run = runVirtual(scheduler, () => slowStart(tasks, pacing === 'window' ? { pacing: 'window', maxBatchSize } : { maxBatchSize }));
   if (run.completed) throw new Error(`${pacing} pacing, quota ${quota}: the run completed though the server refused calls`);
   if (inFlight !== 0) throw new Error(`${pacing} pacing, quota ${quota}: ${inFlight} calls still in flight when the run ended`);
   return { failed, calls, peakInFlight, callsAfterFirstFailure };

@@ -22,7 +22,11 @@ function makespan(side: Side, latencies: readonly number[]): VirtualRun {
   let tasksDone = 0;
   const run =
     side === 'fixed'
-      ? runVirtual(scheduler, () => from(tasks).pipe(mergeMap((task) => task(), MAX_BATCH)), () => tasksDone++)
+      ? runVirtual(
+          scheduler,
+          () => from(tasks).pipe(mergeMap((task) => task(), MAX_BATCH)),
+          () => tasksDone++,
+        )
       : runVirtual(
           scheduler,
           () => slowStart(tasks, side === 'window' ? { pacing: 'window', maxBatchSize: MAX_BATCH } : { maxBatchSize: MAX_BATCH }),
