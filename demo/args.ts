@@ -13,11 +13,22 @@ export interface DemoOptions {
   max: number;
   /** Typical latency of one API call, in ms; each call takes between half and one and a half of it. */
   latency: number;
+  /**
+   * σ of log-normal latencies with `latency` as their median, or undefined for the uniform draw above.
+   * A large σ gives a few slow calls (stragglers) among many fast ones.
+   */
+  spread: number | undefined;
+  /** Pacing of slow start, or `'both'`: batch then window pacing over the same latencies. */
+  pacing: PacingChoice;
   /** Seed of the latency generator: the same seed draws the same latencies. */
   seed: number;
   /** Where to write the SVG timeline, if anywhere. */
   svg: string | undefined;
 }
+
+export type Pacing = 'batch' | 'window';
+export type PacingChoice = Pacing | 'both';
+const PACING_CHOICES: readonly string[] = ['batch', 'window', 'both'];
 
 export type ParsedArgs = { kind: 'help' } | { kind: 'run'; options: DemoOptions };
 
@@ -36,12 +47,14 @@ export const DEFAULTS = {
   quota: 20,
   initial: 1,
   latency: 200,
+  pacing: 'batch',
 } as const;
 
 // Bounds keep a typo from starting a run that takes hours or an SVG of a million bars.
 const MAX_TASKS = 10_000;
 const MAX_LATENCY_MS = 60_000;
 const MAX_SEED = 0xffff_ffff;
+const MAX_SPREAD = 2;
 
 export const USAGE = `Usage: npm run demo -- [flags]
 
@@ -54,11 +67,17 @@ Flags:
   --initial N    initial batch size (>= 1, default ${DEFAULTS.initial})
   --max N        maximum batch size (>= --initial, default: no maximum)
   --latency MS   typical latency of one call in ms (0..${MAX_LATENCY_MS}, default ${DEFAULTS.latency})
+  --spread SIGMA draw log-normal latencies with this sigma (0..${MAX_SPREAD}) and --latency as median,
+                 so that a few calls are much slower (default: uniform, half to 1.5 times --latency)
+  --pacing P     batch (Kubernetes: each batch waits for the slowest call of the previous one),
+                 window (no barrier, same bound on calls in flight), or both: batch then window
+                 over the same latencies, drawn one above the other by --svg (default ${DEFAULTS.pacing})
   --seed N       seed of the random latencies, for a repeatable run (0..${MAX_SEED}, default: random)
   --svg PATH     also write a timeline of the run as an SVG picture to PATH
   -h, --help     print this help and exit
 
-Example: npm run demo -- --tasks 200 --quota 30 --initial 2 --svg timeline.svg`;
+Example: npm run demo -- --tasks 200 --quota 30 --initial 2 --svg timeline.svg
+         npm run demo -- --pacing both --spread 1 --quota 1000 --svg pacing.svg`;
 
 /**
  * Parses the demo's command line (without the `node` and script entries).
@@ -78,6 +97,8 @@ export function parseDemoArgs(argv: readonly string[], randomSeed: () => number 
         max: { type: 'string' },
         latency: { type: 'string' },
         seed: { type: 'string' },
+        spread: { type: 'string' },
+        pacing: { type: 'string' },
         svg: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -98,12 +119,18 @@ export function parseDemoArgs(argv: readonly string[], randomSeed: () => number 
   const max = integerFlag(values, 'max', Infinity, 1, MAX_TASKS);
   if (max < initial) throw new UsageError(`--max must not be below --initial (${initial}), got ${max}`);
   const latency = numberFlag(values, 'latency', DEFAULTS.latency, 0, MAX_LATENCY_MS);
+  const spread = numberFlag(values, 'spread', undefined, 0, MAX_SPREAD);
+  const pacingText = stringFlag(values, 'pacing') ?? DEFAULTS.pacing;
+  if (!PACING_CHOICES.includes(pacingText)) {
+    throw new UsageError(`--pacing must be batch, window or both, got '${pacingText}'`);
+  }
+  const pacing = pacingText as PacingChoice;
   const seed = integerFlag(values, 'seed', undefined, 0, MAX_SEED) ?? randomSeed();
 
   const svg = stringFlag(values, 'svg');
   if (svg !== undefined && svg.trim() === '') throw new UsageError('--svg needs a file path, got an empty string');
 
-  return { kind: 'run', options: { tasks, quota, initial, max, latency, seed, svg } };
+  return { kind: 'run', options: { tasks, quota, initial, max, latency, spread, pacing, seed, svg } };
 }
 
 function defaultSeed(): number {
@@ -133,13 +160,13 @@ function integerFlag<D extends number | undefined>(
   return inRange(name, Number(text), text, min, max);
 }
 
-function numberFlag(
+function numberFlag<D extends number | undefined>(
   values: Record<string, string | boolean | undefined>,
   name: string,
-  fallback: number,
+  fallback: D,
   min: number,
   max: number,
-): number {
+): number | D {
   const text = stringFlag(values, name);
   if (text === undefined) return fallback;
   if (!DECIMAL.test(text)) throw new UsageError(`--${name} must be a number, got '${text}'`);

@@ -2,13 +2,13 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULTS, USAGE, UsageError, parseDemoArgs } from './args';
-import type { DemoOptions } from './args';
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, main } from './main';
 import type { Output } from './report';
 import { runDemo } from './run-demo';
+import type { RunOptions } from './run-demo';
 import type { RunRecord, TaskRecord } from './run-record';
-import { QuotaExceededError, createSimulatedApi, seededRandom } from './simulated-api';
-import { escapeXml, niceTicks, renderTimelineSvg } from './timeline-svg';
+import { QuotaExceededError, createSimulatedApi, seededRandom, standardNormal } from './simulated-api';
+import { escapeXml, makespanMs, niceTicks, renderComparisonSvg, renderTimelineSvg } from './timeline-svg';
 
 const fixedSeed = () => 42;
 
@@ -16,19 +16,32 @@ describe('demo flags', () => {
   it('uses the defaults when no flag is given', () => {
     expect(parseDemoArgs([], fixedSeed)).toEqual({
       kind: 'run',
-      options: { ...DEFAULTS, max: Infinity, seed: 42, svg: undefined },
+      options: { ...DEFAULTS, max: Infinity, spread: undefined, pacing: 'batch', seed: 42, svg: undefined },
     });
   });
 
   it('reads every flag, in both --flag value and --flag=value forms', () => {
     const parsed = parseDemoArgs(
-      ['--tasks', '50', '--quota=7', '--initial', '2', '--max', '16', '--latency', '12.5', '--seed', '9', '--svg', 'out/t.svg'],
+      [
+        ...['--tasks', '50', '--quota=7', '--initial', '2', '--max', '16', '--latency', '12.5', '--seed', '9'],
+        ...['--spread', '1.5', '--pacing=window', '--svg', 'out/t.svg'],
+      ],
       fixedSeed,
     );
     expect(parsed).toEqual({
       kind: 'run',
-      options: { tasks: 50, quota: 7, initial: 2, max: 16, latency: 12.5, seed: 9, svg: 'out/t.svg' },
+      options: { tasks: 50, quota: 7, initial: 2, max: 16, latency: 12.5, spread: 1.5, pacing: 'window', seed: 9, svg: 'out/t.svg' },
     });
+  });
+
+  it.each(['batch', 'window', 'both'])('accepts --pacing %s', (pacing) => {
+    const parsed = parseDemoArgs(['--pacing', pacing], fixedSeed);
+    expect(parsed.kind === 'run' && parsed.options.pacing).toBe(pacing);
+  });
+
+  it('lists --pacing and --spread in the usage', () => {
+    expect(USAGE).toMatch(/--pacing P +batch .*window .*both/s);
+    expect(USAGE).toContain('--spread SIGMA');
   });
 
   it('accepts a quota of 0 (the very first call fails)', () => {
@@ -58,6 +71,11 @@ describe('demo flags', () => {
     [['--latency', '60001'], /--latency must be between 0 and 60000, got 60001/],
     [['--seed', '4294967296'], /--seed must be between 0 and 4294967295/],
     [['--svg', ''], /--svg needs a file path/],
+    [['--pacing', 'windows'], /--pacing must be batch, window or both, got 'windows'/],
+    [['--pacing', ''], /--pacing must be batch, window or both, got ''/],
+    [['--pacing'], /argument missing/],
+    [['--spread', 'wide'], /--spread must be a number, got 'wide'/],
+    [['--spread', '2.5'], /--spread must be between 0 and 2, got 2.5/],
   ])('rejects %j with a usage error', (argv, message) => {
     expect(() => parseDemoArgs(argv, fixedSeed)).toThrow(UsageError);
     expect(() => parseDemoArgs(argv, fixedSeed)).toThrow(message);
@@ -120,6 +138,44 @@ describe('demo command', () => {
       expect(svg.match(/class="bar /g)).toHaveLength(7);
     });
 
+    it('runs both pacings over the same latencies and draws them one above the other', async () => {
+      const stdout = captureOutput(false);
+      const svgPath = join(dir, 'pacing.svg');
+      const argv = [
+        '--tasks',
+        '7',
+        '--quota',
+        '100',
+        '--latency',
+        '1',
+        '--spread',
+        '1',
+        '--seed',
+        '3',
+        '--pacing',
+        'both',
+        '--svg',
+        svgPath,
+      ];
+      expect(await main(argv, { stdout, stderr: captureOutput(), env: {} })).toBe(EXIT_OK);
+
+      const text = stdout.text();
+      // The batch run first, then the window run, each with its own summary.
+      expect(text.indexOf('batch 2: tasks 3-6')).toBeGreaterThan(-1);
+      expect(text.indexOf('Slow start demo: window pacing')).toBeGreaterThan(text.indexOf('batch 2: tasks 3-6'));
+      expect(text.indexOf('result 2: tasks 3-6')).toBeGreaterThan(text.indexOf('Slow start demo: window pacing'));
+      expect(text.match(/Summary after/g)).toHaveLength(2);
+      expect(text).toMatch(/Makespan: batch pacing \d+ ms, window pacing \d+ ms/);
+
+      const svg = await readFile(svgPath, 'utf8');
+      expectWellFormed(svg);
+      expect([...svg.matchAll(/<g class="run" data-pacing="(\w+)"/g)].map(([, pacing]) => pacing)).toEqual(['batch', 'window']);
+      expect(svg.match(/class="bar /g)).toHaveLength(14);
+      expect(svg).toMatch(/Batch pacing: 7 tasks in \d+ ms/);
+      expect(svg).toMatch(/Window pacing: 7 tasks in \d+ ms/);
+      expect(svg).toContain('result 2');
+    });
+
     it('says so, with exit code 1, when the SVG cannot be written', async () => {
       const stderr = captureOutput();
       // A path below a file can never be created.
@@ -162,12 +218,14 @@ describe('demo command', () => {
 });
 
 describe('runDemo', () => {
-  const options = (overrides: Partial<DemoOptions>): DemoOptions => ({
+  const options = (overrides: Partial<RunOptions>): RunOptions => ({
     tasks: 20,
     quota: 5,
     initial: 1,
     max: Infinity,
     latency: 0,
+    spread: undefined,
+    pacing: 'batch',
     seed: 1,
     svg: undefined,
     ...overrides,
@@ -215,6 +273,55 @@ describe('runDemo', () => {
   });
 });
 
+describe('runDemo with window pacing', () => {
+  const options = (overrides: Partial<RunOptions>): RunOptions => ({
+    tasks: 7,
+    quota: 100,
+    initial: 1,
+    max: Infinity,
+    latency: 0,
+    spread: undefined,
+    pacing: 'window',
+    seed: 1,
+    svg: undefined,
+    ...overrides,
+  });
+
+  it('reports results of the sizes batch pacing would use, and names each task by its result', async () => {
+    const { summary, batches, record } = await runDemo(options({}));
+    expect(batches.map((batch) => [batch.batch, batch.startIndex, batch.size])).toEqual([
+      [0, 0, 1],
+      [1, 1, 2],
+      [2, 3, 4],
+    ]);
+    expect(record.pacing).toBe('window');
+    expect(record.tasks.map((task) => task.batch)).toEqual([0, 1, 1, 2, 2, 2, 2]);
+    expect(summary).toMatchObject({ succeeded: 7, failed: 0, skipped: 0 });
+  });
+
+  it('does not wait for a slow call, where batch pacing does', async () => {
+    // Seed 9 draws task 1 slow (~54 ms of 40) and task 2 fast (~26 ms): once task 2 settles, window
+    // pacing has room for task 3 while task 1 still runs; batch pacing waits for the whole batch.
+    const overrides = { tasks: 4, latency: 40, seed: 9 };
+    const window = (await runDemo(options(overrides))).record.tasks;
+    const batch = (await runDemo(options({ ...overrides, pacing: 'batch' }))).record.tasks;
+    expect(window[3].startMs).toBeLessThan(window[1].endMs);
+    expect(batch[3].startMs).toBeGreaterThanOrEqual(batch[1].endMs);
+    // Never more than the bound of §9: with 1 or 2 successes, at most 2 tasks in flight.
+    const inFlightAt = (ms: number) => window.filter((task) => task.startMs <= ms && ms < task.endMs).length;
+    expect(Math.max(...window.map((task) => inFlightAt(task.startMs)))).toBeLessThanOrEqual(2);
+  });
+
+  it('stops admitting tasks after a failure and reports the unreported tasks', async () => {
+    const { summary, batches } = await runDemo(options({ tasks: 20, quota: 5 }));
+    expect(summary.cause).toBeInstanceOf(QuotaExceededError);
+    expect(summary.callsMade).toBeLessThan(20);
+    expect(summary.failed).toBeGreaterThan(0);
+    expect(batches.at(-1)!.failed).toBe(summary.failed);
+    expect(summary.succeeded + summary.failed + summary.skipped).toBe(20);
+  });
+});
+
 describe('simulated API', () => {
   afterEach(() => {
     jest.useRealTimers();
@@ -253,6 +360,28 @@ describe('simulated API', () => {
     await jest.advanceTimersByTimeAsync(1);
     expect(settled).toBe(true);
     await expect(call).resolves.toEqual({ callNumber: 0, latencyMs: 75 });
+  });
+
+  it('draws log-normal latencies around the median when given a spread', async () => {
+    const draws = [0.5, 0.25, 0.5, 0.75];
+    const api = createSimulatedApi({ quota: 10, latencyMs: 10, random: () => draws.shift()!, spread: 1 });
+    jest.useFakeTimers();
+    const calls = Promise.all([api.call(), api.call()]);
+    await jest.advanceTimersByTimeAsync(100);
+    const [first, second] = (await calls).map((result) => result.latencyMs);
+    // z = sqrt(-2 ln 0.5) cos(pi / 2) = 0: the median itself; then cos(3 pi / 2) = 0 again.
+    expect(first).toBeCloseTo(10, 9);
+    expect(second).toBeCloseTo(10, 9);
+  });
+
+  it('draws standard normal numbers: mean near 0, deviation near 1', () => {
+    const random = seededRandom(11);
+    const draws = Array.from({ length: 20_000 }, () => standardNormal(random));
+    const mean = draws.reduce((sum, value) => sum + value, 0) / draws.length;
+    const variance = draws.reduce((sum, value) => sum + (value - mean) ** 2, 0) / draws.length;
+    expect(Math.abs(mean)).toBeLessThan(0.03);
+    expect(Math.abs(Math.sqrt(variance) - 1)).toBeLessThan(0.03);
+    expect(draws.every(Number.isFinite)).toBe(true);
   });
 
   it('gives up its timer and rejects with the reason when the signal aborts', async () => {
@@ -370,6 +499,41 @@ describe('timeline SVG', () => {
     const svg = renderTimelineSvg(record);
     expect(svg).toContain('quota &lt;2&gt; &amp; &quot;friends&quot;');
     expect(escapeXml(`<a href='x'>&</a>`)).toBe('&lt;a href=&apos;x&apos;&gt;&amp;&lt;/a&gt;');
+  });
+
+  it('draws runs one above the other on one time axis, each titled with its makespan', () => {
+    const window: RunRecord = {
+      pacing: 'window',
+      totalTasks: 3,
+      tasks: [task(0, 0, 0, 100, 'succeeded'), task(1, 1, 100, 180, 'succeeded'), task(2, 1, 100, 150, 'succeeded')],
+      skipped: 0,
+      subtitle: 'window',
+    };
+    const batch: RunRecord = {
+      ...window,
+      pacing: 'batch',
+      tasks: [task(0, 0, 0, 100, 'succeeded'), task(1, 1, 100, 400, 'succeeded'), task(2, 1, 100, 150, 'succeeded')],
+    };
+    expect(makespanMs(batch)).toBe(400);
+    const svg = renderComparisonSvg([
+      { label: 'Batch pacing', record: batch },
+      { label: 'Window pacing', record: window },
+    ]);
+    expectWellFormed(svg);
+    expect(svg.match(/<svg /g)).toHaveLength(1);
+    expect(svg).toContain('Batch pacing: 3 tasks in 400 ms');
+    expect(svg).toContain('Window pacing: 3 tasks in 180 ms');
+    const offsets = [...svg.matchAll(/<g class="run" data-pacing="(\w+)" transform="translate\(0 ([\d.]+)\)">/g)];
+    expect(offsets.map(([, pacing]) => pacing)).toEqual(['batch', 'window']);
+    expect(Number(offsets[0][2])).toBe(0);
+    expect(Number(offsets[1][2])).toBeGreaterThan(100);
+    // The same scale in both: task 0 (0-100 ms) has the same width above and below.
+    const widths = [...svg.matchAll(/data-index="0" x="[\d.]+" y="[\d.]+" width="([\d.]+)"/g)].map(([, width]) => width);
+    expect(widths).toHaveLength(2);
+    expect(widths[0]).toBe(widths[1]);
+    // Window pacing labels its rows by result, batch pacing by batch.
+    expect(svg).toContain('result 1');
+    expect(svg).toContain('batch 1');
   });
 
   it('still draws a valid picture when no task was called', () => {

@@ -3,10 +3,12 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { USAGE, UsageError, parseDemoArgs } from './args.js';
+import type { Pacing } from './args.js';
 import type { Output } from './report.js';
 import { createReporter } from './report.js';
 import { runDemo } from './run-demo.js';
-import { renderTimelineSvg } from './timeline-svg.js';
+import type { DemoResult } from './run-demo.js';
+import { makespanMs, renderComparisonSvg, renderTimelineSvg } from './timeline-svg.js';
 
 export const EXIT_OK = 0;
 export const EXIT_FAILURE = 1;
@@ -35,14 +37,36 @@ export async function main(argv: readonly string[], io: DemoIo): Promise<number>
 
   const { options } = parsed;
   const reporter = createReporter(io.stdout, io.env);
-  reporter.start(options);
-  const result = await runDemo(options, reporter);
-  reporter.finish(result);
+  // With --pacing both, the same seed gives both runs the same latencies, call by call.
+  const pacings: Pacing[] = options.pacing === 'both' ? ['batch', 'window'] : [options.pacing];
+  const results: DemoResult[] = [];
+  for (const [position, pacing] of pacings.entries()) {
+    if (position > 0) io.stdout.write('\n');
+    const runOptions = { ...options, pacing };
+    reporter.start(runOptions);
+    const result = await runDemo(runOptions, reporter);
+    reporter.finish(result);
+    results.push(result);
+  }
+  if (results.length > 1) {
+    const [batch, window] = results.map((result) => makespanMs(result.record));
+    io.stdout.write(
+      `\nMakespan: batch pacing ${Math.round(batch)} ms, window pacing ${Math.round(window)} ms` +
+        (window > 0 ? ` (batch pacing takes ${(batch / window).toFixed(2)} times as long)` : '') +
+        '\n',
+    );
+  }
 
   if (options.svg !== undefined) {
+    const svg =
+      results.length === 1
+        ? renderTimelineSvg(results[0].record)
+        : renderComparisonSvg(
+            results.map((result) => ({ label: `${capitalise(result.record.pacing ?? 'batch')} pacing`, record: result.record })),
+          );
     try {
       await mkdir(dirname(options.svg), { recursive: true });
-      await writeFile(options.svg, renderTimelineSvg(result.record));
+      await writeFile(options.svg, svg);
     } catch (error) {
       io.stderr.write(`demo: could not write the timeline to ${options.svg}: ${(error as Error).message}\n`);
       return EXIT_FAILURE;
@@ -51,4 +75,8 @@ export async function main(argv: readonly string[], io: DemoIo): Promise<number>
   }
   // A failing batch is what the demo sets out to show, not an error of the demo itself.
   return EXIT_OK;
+}
+
+function capitalise(word: string): string {
+  return word.charAt(0).toUpperCase() + word.slice(1);
 }

@@ -1,8 +1,7 @@
 // Console output of the demo. On a terminal a single progress line is rewritten in place while a
 // batch runs; anywhere else (a pipe, a CI log) only whole lines are written, since a carriage
 // return there would leave a mess of half-overwritten lines.
-import type { DemoOptions } from './args.js';
-import type { BatchReport, DemoListener, DemoResult } from './run-demo.js';
+import type { BatchReport, DemoListener, DemoResult, RunOptions } from './run-demo.js';
 import { describeSettings } from './run-demo.js';
 
 /** The part of a stream the reporter uses; process.stdout fits. */
@@ -13,7 +12,7 @@ export interface Output {
 }
 
 export interface Reporter extends DemoListener {
-  start(options: DemoOptions): void;
+  start(options: RunOptions): void;
   finish(result: DemoResult): void;
 }
 
@@ -29,6 +28,8 @@ export function createReporter(output: Output, env: Record<string, string | unde
   let progressShown = false;
   const current = { batch: -1, started: 0, succeeded: 0, failed: 0 };
   let succeededBefore = 0;
+  // Window pacing has no batches: its results are groups of the sizes batch pacing would use.
+  let group: GroupWord = 'batch';
 
   const clearProgress = () => {
     if (progressShown) output.write('\r\x1b[2K');
@@ -39,7 +40,7 @@ export function createReporter(output: Output, env: Record<string, string | unde
     if (!live) return;
     const running = current.started - current.succeeded - current.failed;
     let line =
-      `batch ${current.batch}: ${running} running, ${current.succeeded} ok, ${current.failed} failed` +
+      `${group} ${current.batch}: ${running} running, ${current.succeeded} ok, ${current.failed} failed` +
       ` | ${succeededBefore + current.succeeded} succeeded in all | ${(nowMs / 1000).toFixed(1)} s`;
     // A line wider than the terminal wraps, and \r would then only rewrite its last part.
     // (A terminal of unknown size, as under `script`, reports 0 columns.)
@@ -51,6 +52,9 @@ export function createReporter(output: Output, env: Record<string, string | unde
 
   return {
     start(options) {
+      group = options.pacing === 'window' ? 'result' : 'batch';
+      Object.assign(current, { batch: -1, started: 0, succeeded: 0, failed: 0 });
+      succeededBefore = 0;
       output.write(`${bold('Slow start demo')}: ${describeSettings(options)}\n`);
       output.write(`The simulated API accepts ${options.quota} calls, then answers 429 Too Many Requests.\n`);
     },
@@ -69,7 +73,7 @@ export function createReporter(output: Output, env: Record<string, string | unde
 
     onBatchSettled(batch) {
       clearProgress();
-      output.write(formatBatch(batch, green, red) + '\n');
+      output.write(formatBatch(batch, green, red, group) + '\n');
       succeededBefore = batch.successesSoFar;
     },
 
@@ -92,21 +96,24 @@ export function createReporter(output: Output, env: Record<string, string | unde
   };
 }
 
+export type GroupWord = 'batch' | 'result';
+
 export function formatBatch(
   batch: BatchReport,
   green: (text: string) => string = (text) => text,
   red: (text: string) => string = (text) => text,
+  group: GroupWord = 'batch',
 ): string {
   const last = batch.startIndex + batch.size - 1;
   const range = batch.size === 1 ? `task ${batch.startIndex}` : `tasks ${batch.startIndex}-${last}`;
   const took = `${Math.round(batch.endMs - batch.startMs)} ms`;
   const calls = `${batch.size} ${batch.size === 1 ? 'call' : 'calls'}`;
   if (batch.failed === 0) {
-    return `batch ${batch.batch}: ${range}, ${calls}, ${green(`${batch.succeeded} ok`)} in ${took}`;
+    return `${group} ${batch.batch}: ${range}, ${calls}, ${green(`${batch.succeeded} ok`)} in ${took}`;
   }
   return (
-    `batch ${batch.batch}: ${range}, ${calls}, ${batch.succeeded} ok, ${red(`${batch.failed} failed`)} ` +
-    `in ${took}: no further batch is started`
+    `${group} ${batch.batch}: ${range}, ${calls}, ${batch.succeeded} ok, ${red(`${batch.failed} failed`)} ` +
+    `in ${took}: no further ${group === 'batch' ? 'batch' : 'task'} is started`
   );
 }
 

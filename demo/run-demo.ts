@@ -2,7 +2,7 @@
 import { performance } from 'node:perf_hooks';
 import { isSlowStartBatchError, slowStart } from '../src/index.js';
 import type { TaskContext, TaskFactory } from '../src/index.js';
-import type { DemoOptions } from './args.js';
+import type { DemoOptions, Pacing } from './args.js';
 import type { RunRecord, TaskRecord } from './run-record.js';
 import { createSimulatedApi, seededRandom } from './simulated-api.js';
 import type { CallResult } from './simulated-api.js';
@@ -52,11 +52,15 @@ export interface DemoListener {
   onBatchSettled?(batch: BatchReport): void;
 }
 
-export function runDemo(options: DemoOptions, listener: DemoListener = {}): Promise<DemoResult> {
+/** The options of one run: with `--pacing both`, the demo makes one run per pacing. */
+export type RunOptions = Omit<DemoOptions, 'pacing'> & { pacing: Pacing };
+
+export function runDemo(options: RunOptions, listener: DemoListener = {}): Promise<DemoResult> {
   const api = createSimulatedApi({
     quota: options.quota,
     latencyMs: options.latency,
     random: seededRandom(options.seed),
+    ...(options.spread === undefined ? {} : { spread: options.spread }),
   });
   const startedAt = performance.now();
   const elapsed = () => performance.now() - startedAt;
@@ -113,6 +117,7 @@ export function runDemo(options: DemoOptions, listener: DemoListener = {}): Prom
       ...(cause === undefined ? {} : { cause }),
     };
     const record: RunRecord = {
+      pacing: options.pacing,
       totalTasks: options.tasks,
       tasks: invoked,
       skipped,
@@ -125,6 +130,7 @@ export function runDemo(options: DemoOptions, listener: DemoListener = {}): Prom
     slowStart(factories, {
       initialBatchSize: options.initial,
       maxBatchSize: options.max,
+      pacing: options.pacing,
     }).subscribe({
       next: (result) => {
         const report: BatchReport = {
@@ -165,10 +171,18 @@ export function runDemo(options: DemoOptions, listener: DemoListener = {}): Prom
   });
 }
 
-export function describeSettings(options: DemoOptions): string {
+export function describeSettings(
+  options: Pick<DemoOptions, 'tasks' | 'quota' | 'initial' | 'max' | 'latency' | 'spread' | 'seed'> & { pacing: string },
+): string {
   const max = options.max === Infinity ? 'no max batch' : `max batch ${options.max}`;
+  // Batch pacing and uniform latencies are the defaults, and are left unsaid.
+  const pacing = options.pacing === 'batch' ? '' : `${options.pacing} pacing, `;
+  const latency =
+    options.spread === undefined
+      ? `latency ~${options.latency} ms`
+      : `log-normal latency (median ${options.latency} ms, σ ${options.spread})`;
   return (
-    `${options.tasks} tasks, quota ${options.quota} calls, initial batch ${options.initial}, ${max}, ` +
-    `latency ~${options.latency} ms, seed ${options.seed}`
+    `${pacing}${options.tasks} tasks, quota ${options.quota} calls, initial batch ${options.initial}, ${max}, ` +
+    `${latency}, seed ${options.seed}`
   );
 }

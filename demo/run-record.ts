@@ -16,6 +16,8 @@ export interface TaskRecord {
 }
 
 export interface RunRecord {
+  /** The pacing of the run; rows are grouped by batch (batch pacing) or by result (window pacing). Default batch. */
+  pacing?: 'batch' | 'window';
   /** Tasks the job wanted to run, invoked or not. */
   totalTasks: number;
   /** One entry per invoked task, in the order of `index`. */

@@ -22,6 +22,11 @@ export interface SimulatedApiOptions {
   latencyMs: number;
   /** Source of randomness in [0, 1); pass `seededRandom(seed)` for a repeatable run. */
   random: () => number;
+  /**
+   * If set, latencies are log-normal instead: `latencyMs` is their median and this their σ
+   * (0.25: fairly even; 1: a few calls ten times slower than the median).
+   */
+  spread?: number;
 }
 
 export interface CallResult {
@@ -40,7 +45,7 @@ export interface SimulatedApi {
   readonly callsRejected: number;
 }
 
-export function createSimulatedApi({ quota, latencyMs, random }: SimulatedApiOptions): SimulatedApi {
+export function createSimulatedApi({ quota, latencyMs, random, spread }: SimulatedApiOptions): SimulatedApi {
   let callsMade = 0;
   let callsRejected = 0;
 
@@ -49,7 +54,9 @@ export function createSimulatedApi({ quota, latencyMs, random }: SimulatedApiOpt
     // a call depends only on how many calls came before it, not on which one finishes first.
     const callNumber = callsMade++;
     const overQuota = callNumber >= quota;
-    const latency = latencyMs * (0.5 + random());
+    // The n-th call always takes the n-th latency drawn, so two runs with the same seed that call
+    // in the same order (both pacings start tasks in source order) see the same latencies.
+    const latency = spread === undefined ? latencyMs * (0.5 + random()) : latencyMs * Math.exp(spread * standardNormal(random));
 
     return new Promise<CallResult>((resolve, reject) => {
       if (signal?.aborted) {
@@ -97,4 +104,11 @@ export function seededRandom(seed: number): () => number {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
+}
+
+/** A standard normal draw from two uniform ones (Box-Muller). */
+export function standardNormal(random: () => number): number {
+  const u = 1 - random(); // in (0, 1], so the logarithm is finite
+  const v = random();
+  return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);
 }

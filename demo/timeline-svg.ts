@@ -1,5 +1,5 @@
 // Draws a run as a timeline: one bar per invoked task, from its start to its end, rows grouped by
-// batch. A pure function from data to text, with no dependencies, so the picture can be
+// batch (or, in window pacing, by the result that reports the task). A pure function from data to text, with no dependencies, so the picture can be
 // committed, diffed and viewed anywhere an <img> works (GitHub renders it in the README).
 import type { RunRecord, TaskRecord } from './run-record.js';
 
@@ -30,8 +30,76 @@ const COLOURS = {
 const FONT = 'system-ui, -apple-system, Segoe UI, Helvetica, Arial, sans-serif';
 
 export function renderTimelineSvg(record: RunRecord): string {
+  const panel = renderPanel(record, defaultTitle(record), timeExtent(record.tasks));
+  return document(panel.height, `${defaultTitle(record)}. ${record.subtitle}`, panel.parts);
+}
+
+/** One run of a comparison: its label (such as "Batch pacing") and what happened. */
+export interface LabelledRun {
+  label: string;
+  record: RunRecord;
+}
+
+/**
+ * Draws several runs one above the other on the same time axis, each titled with its label and its
+ * makespan (the end of its last call), so that runs over the same latencies compare at a glance.
+ */
+export function renderComparisonSvg(runs: readonly LabelledRun[]): string {
+  const extent = Math.max(0, ...runs.map(({ record }) => timeExtent(record.tasks)));
+  const parts: string[] = [];
+  let top = 0;
+  for (const { label, record } of runs) {
+    const panel = renderPanel(record, comparisonTitle(label, record), extent);
+    parts.push(
+      `<g class="run" data-pacing="${escapeXml(record.pacing ?? 'batch')}" transform="translate(0 ${fmt(top)})">`,
+      ...panel.parts,
+      '</g>',
+    );
+    top += panel.height;
+  }
+  const summary = runs.map(({ label, record }) => comparisonTitle(label, record)).join('; ');
+  return document(top, summary, parts);
+}
+
+/** The end of the last call, in ms since the run started: how long the run took. */
+export function makespanMs(record: RunRecord): number {
+  return timeExtent(record.tasks);
+}
+
+function timeExtent(tasks: readonly TaskRecord[]): number {
+  return Math.max(0, ...tasks.map((task) => task.endMs));
+}
+
+function defaultTitle(record: RunRecord): string {
+  const failed = record.tasks.filter((task) => task.outcome === 'failed').length;
+  return `Slow start: ${record.tasks.length} of ${record.totalTasks} tasks called, ${failed} failed, ${record.skipped} skipped`;
+}
+
+function comparisonTitle(label: string, record: RunRecord): string {
+  const failed = record.tasks.filter((task) => task.outcome === 'failed').length;
+  const failures = failed === 0 ? '' : `, ${failed} failed`;
+  return `${label}: ${record.tasks.length} tasks in ${Math.round(makespanMs(record))} ms${failures}`;
+}
+
+function document(height: number, title: string, body: string[]): string {
+  return (
+    [
+      `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${fmt(height)}" ` +
+        `viewBox="0 0 ${WIDTH} ${fmt(height)}" font-family="${FONT}" role="img" aria-labelledby="title">`,
+      `<title id="title">${escapeXml(title)}</title>`,
+      // An opaque background keeps the dark text readable on a dark-themed page.
+      `<rect width="100%" height="100%" fill="${COLOURS.background}"/>`,
+      ...body,
+      '</svg>',
+    ].join('\n') + '\n'
+  );
+}
+
+/** The picture of one run, from y = 0, on a time axis reaching at least `extentMs`. */
+function renderPanel(record: RunRecord, title: string, extentMs: number): { parts: string[]; height: number } {
   const tasks = [...record.tasks].sort((a, b) => a.index - b.index);
   const groups = groupByBatch(tasks);
+  const word = record.pacing === 'window' ? 'result' : 'batch';
 
   const rowHeight = Math.max(1, Math.min(MAX_ROW, PLOT_HEIGHT_BUDGET / Math.max(1, tasks.length)));
   const barHeight = Math.max(1, rowHeight * 0.7);
@@ -41,22 +109,15 @@ export function renderTimelineSvg(record: RunRecord): string {
 
   const plotRight = WIDTH - MARGIN_RIGHT;
   const plotBottom = PLOT_TOP + plotHeight;
-  const maxEnd = Math.max(0, ...tasks.map((task) => task.endMs));
-  const ticks = niceTicks(maxEnd);
+  const ticks = niceTicks(extentMs);
   const domainEnd = ticks[ticks.length - 1];
   const x = (ms: number) => MARGIN_LEFT + (ms / domainEnd) * (plotRight - MARGIN_LEFT);
 
   const succeeded = tasks.filter((task) => task.outcome === 'succeeded').length;
   const failed = tasks.length - succeeded;
-  const title = `Slow start: ${tasks.length} of ${record.totalTasks} tasks called, ` + `${failed} failed, ${record.skipped} skipped`;
 
   const out: string[] = [];
   out.push(
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${fmt(height)}" ` +
-      `viewBox="0 0 ${WIDTH} ${fmt(height)}" font-family="${FONT}" role="img" aria-labelledby="title">`,
-    `<title id="title">${escapeXml(title)}. ${escapeXml(record.subtitle)}</title>`,
-    // An opaque background keeps the dark text readable on a dark-themed page.
-    `<rect width="100%" height="100%" fill="${COLOURS.background}"/>`,
     `<text x="16" y="28" font-size="17" font-weight="600" fill="${COLOURS.text}">${escapeXml(title)}</text>`,
     `<text x="16" y="48" font-size="12" fill="${COLOURS.muted}">${escapeXml(record.subtitle)}</text>`,
   );
@@ -78,12 +139,12 @@ export function renderTimelineSvg(record: RunRecord): string {
     }
     const labelY = y + groupHeight / 2;
     if (labelY - lastLabelY >= LABEL_MIN_SPACING) {
-      out.push(...batchLabel(group, labelY, groupHeight));
+      out.push(...batchLabel(group, labelY, groupHeight, word));
       lastLabelY = labelY;
     }
     for (const [row, task] of group.tasks.entries()) {
       const top = y + row * rowHeight + (rowHeight - barHeight) / 2;
-      out.push(...bar(task, x, top, barHeight));
+      out.push(...bar(task, x, top, barHeight, word));
     }
     out.push('</g>');
     y += groupHeight + GROUP_GAP;
@@ -93,8 +154,7 @@ export function renderTimelineSvg(record: RunRecord): string {
   }
 
   out.push(...axis(ticks, x, plotBottom, plotRight));
-  out.push('</svg>');
-  return out.join('\n') + '\n';
+  return { parts: out, height };
 }
 
 interface BatchGroup {
@@ -112,11 +172,12 @@ function groupByBatch(tasks: TaskRecord[]): BatchGroup[] {
   return [...groups.entries()].sort(([a], [b]) => a - b).map(([batch, groupTasks]) => ({ batch, tasks: groupTasks }));
 }
 
-function bar(task: TaskRecord, x: (ms: number) => number, top: number, height: number): string[] {
+function bar(task: TaskRecord, x: (ms: number) => number, top: number, height: number, word: string): string[] {
   const left = x(task.startMs);
   // A task that settles within the same millisecond still gets a visible sliver.
   const width = Math.max(1.5, x(task.endMs) - left);
-  const tooltip = `task ${task.index}, batch ${task.batch}: ${task.outcome}, ` + `${Math.round(task.startMs)}-${Math.round(task.endMs)} ms`;
+  const tooltip =
+    `task ${task.index}, ${word} ${task.batch}: ${task.outcome}, ` + `${Math.round(task.startMs)}-${Math.round(task.endMs)} ms`;
   const parts = [
     `<rect class="bar ${task.outcome}" data-index="${task.index}" x="${fmt(left)}" y="${fmt(top)}" ` +
       `width="${fmt(width)}" height="${fmt(height)}" fill="${COLOURS[task.outcome]}">` +
@@ -140,21 +201,21 @@ function cross(cx: number, cy: number, half: number, index?: number): string {
   return `<path${data} d="${d}" stroke="${COLOURS.failMark}" stroke-width="1.6" stroke-linecap="round"/>`;
 }
 
-function batchLabel(group: BatchGroup, centreY: number, groupHeight: number): string[] {
+function batchLabel(group: BatchGroup, centreY: number, groupHeight: number, word: string): string[] {
   const first = group.tasks[0].index;
   const last = group.tasks[group.tasks.length - 1].index;
   const range = first === last ? `task ${first}` : `tasks ${first}-${last}`;
   const labelX = MARGIN_LEFT - 10;
   if (groupHeight >= 28) {
     return [
-      text(labelX, centreY - 2, `batch ${group.batch}`, 12, COLOURS.text, 'end', '600'),
+      text(labelX, centreY - 2, `${word} ${group.batch}`, 12, COLOURS.text, 'end', '600'),
       text(labelX, centreY + 12, range, 11, COLOURS.muted, 'end'),
     ];
   }
   // Too thin for two lines: the same two parts side by side.
   return [
     `<text x="${fmt(labelX)}" y="${fmt(centreY + 4)}" font-size="11" text-anchor="end">` +
-      `<tspan font-weight="600" fill="${COLOURS.text}">batch ${group.batch}</tspan> ` +
+      `<tspan font-weight="600" fill="${COLOURS.text}">${word} ${group.batch}</tspan> ` +
       `<tspan fill="${COLOURS.muted}">${escapeXml(range)}</tspan></text>`,
   ];
 }

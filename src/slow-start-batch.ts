@@ -9,12 +9,14 @@ import type { BatchResult, TaskFactory, TaskValue } from './types.js';
  * any failure stops everything after it. A quota error that would fail 500 calls costs one call.
  *
  * ```
- * factories:  --a-b-c-d-e-f-g-|
- * tasks:        a  bc   defg           (1, then 2, then 4 at once)
- * output:     ---1---2------3-|        (one BatchResult per batch that succeeded)
+ * factories:  -abcdefg|         each task takes two frames
+ * batch 0:    -a                a starts as it arrives
+ * batch 1:    ---(bc)           b and c start together as batch 0 settles
+ * batch 2:    -------(defg)     d and e wait for g: a batch starts full, or once the source completes
+ * output:     ---1-2---(3|)     one BatchResult as each batch's last task settles
  *
- * with a failure in batch 2:
- * output:     ---1---2------#          (SlowStartBatchError once d, e, f and g have all settled)
+ * if f fails after one frame:
+ * output:     ---1-2---#        SlowStartBatchError once d, e and g have settled too
  * ```
  *
  * A batch starts when the previous one has settled and as many factories as its size are waiting,
@@ -26,11 +28,11 @@ import type { BatchResult, TaskFactory, TaskValue } from './types.js';
  * @example
  * ```ts
  * import { from, map } from 'rxjs';
- * import { slowStartBatch } from 'rxjs-slow-start';
+ * import { slowStartBatch, type TaskContext } from 'rxjs-slow-start';
  *
  * from(items)
  *   .pipe(
- *     map((item) => ({ signal }) => fetch('/api/items', { method: 'POST', body: JSON.stringify(item), signal })),
+ *     map((item) => ({ signal }: TaskContext) => fetch('/api/items', { method: 'POST', body: JSON.stringify(item), signal })),
  *     slowStartBatch({ maxBatchSize: 64 }),
  *   )
  *   .subscribe({

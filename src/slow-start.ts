@@ -22,7 +22,7 @@ import type { BatchResult, TaskFactory, TaskValue } from './types.js';
  *
  * @example
  * ```ts
- * import { slowStart, isSlowStartBatchError } from 'rxjs-slow-start';
+ * import { slowStart, isSlowStartBatchError, type TaskContext } from 'rxjs-slow-start';
  *
  * const uploads = files.map((file) => ({ signal }: TaskContext) => upload(file, { signal }));
  * slowStart(uploads, { initialBatchSize: 2, maxBatchSize: 32 }).subscribe({

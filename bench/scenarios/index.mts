@@ -5,6 +5,19 @@ import { overheadPromise } from './overhead-promise.mjs';
 import { overheadSync } from './overhead-sync.mjs';
 import { scaling } from './scaling.mjs';
 import { wide } from './wide.mjs';
+import { windowCost } from './window-cost.mjs';
+import { windowExposure } from './window-exposure.mjs';
+import { windowMakespan } from './window-makespan.mjs';
 
 /** Every scenario, in the order the issue lists them; `npm run bench -- NAME...` selects by `name`. */
-export const scenarios: readonly Scenario[] = [overheadSync, overheadPromise, scaling, idle, memory, wide];
+export const scenarios: readonly Scenario[] = [
+  overheadSync,
+  overheadPromise,
+  scaling,
+  idle,
+  memory,
+  wide,
+  windowMakespan,
+  windowExposure,
+  windowCost,
+];

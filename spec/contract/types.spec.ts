@@ -64,6 +64,9 @@ describe('types', () => {
     expect(() => from([1, 2]).pipe(slowStartBatch())).not.toThrow();
     // @ts-expect-error options are checked, by the compiler and at run time
     expect(() => slowStartBatch({ initialBatchSize: '2' })).toThrow(TypeError);
+    // @ts-expect-error flushAfter has no meaning with window pacing, for the compiler and at run time
+    expect(() => slowStart([() => of(1)], { pacing: 'window', flushAfter: 10 })).toThrow(TypeError);
+    expect(() => slowStart([() => of(1)], { pacing: 'window', maxBatchSize: 64 })).not.toThrow();
     // @ts-expect-error unknown options are rejected, by the compiler and at run time
     expect(() => slowStart([() => of(1)], { initalBatchSize: 2 })).toThrow(TypeError);
   });

@@ -5,7 +5,7 @@ import { ItemBulkCreator, type NewItem } from './bulk-create.service';
 
 /** The progress of a run in which all `total` items were created, the last of them in batch `batch`. */
 function completed(total: number, batch: number) {
-  return { status: 'completed', total, done: total, failed: 0, skipped: 0, batch, error: undefined };
+  return { status: 'completed', total, done: total, failed: 0, skipped: 0, retrying: 0, batch, error: undefined };
 }
 
 describe('ItemBulkCreator', () => {
@@ -51,7 +51,8 @@ describe('ItemBulkCreator', () => {
   it('sends 1, 2, 4, 8, ... requests, each batch only after the last response of the previous one', () => {
     creator.create(items(20));
 
-    const expectedSizes = [1, 2, 4, 8, 5];
+    // maxBatchSize is 6 (the service's options): a browser has about six HTTP/1.1 connections per host.
+    const expectedSizes = [1, 2, 4, 6, 6, 1];
     let next = 0;
     expectedSizes.forEach((size, batchIndex) => {
       const batch = sentNow();
@@ -72,7 +73,7 @@ describe('ItemBulkCreator', () => {
     });
 
     expect(sentNow()).toEqual([]);
-    expect(creator.progress()).toEqual(completed(20, 4));
+    expect(creator.progress()).toEqual(completed(20, 5));
     httpTesting.verify();
   });
 
@@ -97,6 +98,7 @@ describe('ItemBulkCreator', () => {
       done: 6, // 1 + 2 + 3 (the 409 included)
       failed: 1,
       skipped: 13, // item-7 .. item-19
+      retrying: 0,
       batch: 2,
     });
     expect(error).toBeInstanceOf(HttpErrorResponse);
@@ -106,14 +108,14 @@ describe('ItemBulkCreator', () => {
     creator.resume();
     const resumedNames = createAll();
 
-    expect(resumedNames.map((batch) => batch.length)).toEqual([1, 2, 4, 7]);
+    expect(resumedNames.map((batch) => batch.length)).toEqual([1, 2, 4, 6, 1]);
     expect(resumedNames.flat()).toEqual([
       'item-4',
       ...items(20)
         .slice(7)
         .map((item) => item.name),
     ]);
-    expect(creator.progress()).toEqual(completed(20, 3));
+    expect(creator.progress()).toEqual(completed(20, 4));
     httpTesting.verify();
   });
 
@@ -139,7 +141,7 @@ describe('ItemBulkCreator', () => {
     httpTesting.verify();
   });
 
-  it('cancel() mid-batch cancels the requests in flight and sends no more', () => {
+  it('cancel() mid-batch cancels the requests in flight and sends no more; resume() sends what is not done', () => {
     creator.create(items(10));
     sentNow().forEach(respondCreated); // 1
     sentNow().forEach(respondCreated); // 2
@@ -154,10 +156,37 @@ describe('ItemBulkCreator', () => {
     creator.cancel();
 
     expect(inFlight.map((request) => request.cancelled)).toEqual([true, true]);
-    expect(creator.progress()).toMatchObject({ status: 'cancelled', done: 5, failed: 0, skipped: 0 });
+    // The two aborted items and the three never sent: none of them is on the server.
+    expect(creator.progress()).toMatchObject({ status: 'cancelled', done: 5, failed: 0, skipped: 5 });
+    expect(creator.batches()[2].requests.map((request) => request.state)).toEqual(['created', 'created', 'cancelled', 'cancelled']);
     httpTesting.verify(); // nothing was sent after the cancellation
-    creator.resume(); // only a failed run resumes
+
+    creator.resume();
+    expect(createAll()).toEqual([['item-5'], ['item-6', 'item-7'], ['item-8', 'item-9']]);
+    expect(creator.progress()).toEqual(completed(10, 2));
     httpTesting.verify();
+  });
+
+  it('shows every request in its batch, run after run, with how it ended', () => {
+    creator.create(items(4));
+    sentNow().forEach(respondCreated);
+    const [second, third] = sentNow();
+    respondError(second, 409, 'Conflict');
+    respondError(third, 500, 'Internal Server Error');
+    creator.resume();
+    const [retried] = sentNow();
+    expect(creator.batches().at(-1)).toEqual({ run: 2, batch: 0, requests: [{ item: 2, name: 'item-2', state: 'in-flight' }] });
+    respondCreated(retried);
+    sentNow().forEach(respondCreated);
+
+    const states = creator.batches().map((row) => [row.run, row.batch, row.requests.map((request) => `${request.name} ${request.state}`)]);
+    expect(states).toEqual([
+      [1, 0, ['item-0 created']],
+      [1, 1, ['item-1 existed', 'item-2 failed']],
+      [2, 0, ['item-2 created']],
+      [2, 1, ['item-3 created']],
+    ]);
+    expect(creator.progress()).toEqual(completed(4, 1));
   });
 
   it('cancels the requests in flight when the application is destroyed', () => {

@@ -1,8 +1,8 @@
 import { Observable } from 'rxjs';
 import { slowStart } from 'rxjs-slow-start';
 
-// jest.config.js maps every `rxjs` import to this example's copy. Without that mapping the package
-// (a symlink to the repository root) would load the root's node_modules/rxjs, and this would fail.
+// The package is installed as a packed copy (.npmrc: install-links), so its `import 'rxjs'` finds the
+// application's rxjs. A linked repository root would find the root's own node_modules/rxjs instead.
 it('rxjs-slow-start runs on the same rxjs as the application', () => {
   expect(slowStart([])).toBeInstanceOf(Observable);
 });

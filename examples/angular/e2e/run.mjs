@@ -1,0 +1,143 @@
+// End-to-end: the built app (dist/, from `ng build`) served with the fake API (api-server.mjs), driven
+// in headless Chromium by playwright-core. One user's story, checked on the page and on the server:
+//   1. Create 32 items: the batches ramp 1, 2, 4, 6, 6, 6; the quota (19 requests) runs out in the
+//      sixth batch, whose 6 requests are refused with 429 and Retry-After. The run stops there.
+//   2. Back off: wait for the Retry-After, then Resume. In the 4th batch, with 6 requests on the wire,
+//      Cancel: the server sees those requests aborted, and no request after them.
+//   3. Resume again: the run completes, every item exists once.
+// It saves a screenshot of the page at the end to ../../docs/angular-example.png, prints the timings,
+// and stops by itself: everything is closed after the story or after 120 s, whichever comes first.
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { chromium } from 'playwright-core';
+import { chromiumArgs, chromiumPath } from '../scripts/chromium.mjs';
+import { startApiServer } from './api-server.mjs';
+
+const here = import.meta.dirname;
+const app = join(here, '../dist/bulk-create/browser');
+const screenshot = join(here, '../../../docs/angular-example.png');
+const deadlineMs = 120_000;
+
+if (!existsSync(join(app, 'index.html'))) {
+  console.error('dist/bulk-create/browser/index.html is missing: run ng build first (npm run e2e does)');
+  process.exit(1);
+}
+
+const started = Date.now();
+const timings = [];
+let phaseStart = started;
+const phase = (name) => {
+  const now = Date.now();
+  timings.push(`${name} ${now - phaseStart} ms`);
+  phaseStart = now;
+};
+
+const server = await startApiServer({ staticDir: app });
+const browser = await chromium.launch({ executablePath: chromiumPath(), args: chromiumArgs, headless: true });
+const deadline = setTimeout(() => {
+  console.error(`e2e: still running after ${deadlineMs / 1000} s, stopping`);
+  void Promise.allSettled([browser.close(), server.close()]).then(() => process.exit(1));
+}, deadlineMs);
+
+/** Polls `condition` (on the server's side) every 5 ms until it holds. */
+async function until(what, condition, timeoutMs = 10_000) {
+  const end = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > end) throw new Error(`e2e: timed out waiting for ${what}`);
+    await sleep(5);
+  }
+}
+
+try {
+  const context = await browser.newContext({ viewport: { width: 900, height: 560 }, deviceScaleFactor: 1 });
+  const page = await context.newPage();
+  const pageErrors = [];
+  page.on('pageerror', (error) => pageErrors.push(error));
+  await page.goto(server.url);
+  console.log(`e2e: ${await browser.version()} (${chromiumPath()}) on ${server.url}`);
+
+  const status = page.locator('[data-status]');
+  const count = (name) => page.locator(`[data-count="${name}"]`);
+  const rows = page.locator('.batches li');
+  /** The request cells of every batch row, as their states. */
+  const batchStates = () =>
+    rows.evaluateAll((lis) => lis.map((li) => [...li.querySelectorAll('[data-state]')].map((cell) => cell.getAttribute('data-state'))));
+  const expectText = (locator, text) => locator.filter({ hasText: text }).waitFor({ timeout: 10_000 });
+  phase('start (server, browser, page)');
+
+  // 1. Create: the ramp, then the quota.
+  await page.getByRole('button', { name: 'Create 32 items' }).click();
+  await expectText(status, 'failed');
+  phase('run 1: ramp to the quota');
+  assert.deepEqual(
+    (await batchStates()).map((row) => row.length),
+    [1, 2, 4, 6, 6, 6],
+    'run 1 ramps 1, 2, 4, then 6 (maxBatchSize)',
+  );
+  assert.deepEqual((await batchStates()).at(-1), Array(6).fill('failed'), 'the whole sixth batch is refused');
+  assert.equal(await count('done').textContent(), '19 / 32');
+  assert.equal(await count('failed').textContent(), '6');
+  assert.equal(await count('skipped').textContent(), '7');
+  assert.equal(await count('retrying').textContent(), '0');
+  const alert = await page.getByRole('alert').textContent();
+  assert.match(alert ?? '', /^HTTP 429: Quota of 19 requests used up\. The server asks to wait 1 s before trying again \(Retry-After\)\.$/);
+  let stats = server.stats();
+  assert.equal(stats.maxOpen, 6, 'at most 6 requests at once, and 6 reached');
+  assert.deepEqual([stats.created, stats.conflicts, stats.refused, stats.aborted], [17, 2, 6, 0]);
+
+  // 2. Back off as the server asked, resume, and cancel in the middle of a batch.
+  const fillsAt = stats.quotaFillsAt;
+  assert.ok(fillsAt !== undefined);
+  await sleep(Math.max(0, fillsAt - Date.now()) + 50);
+  phase('back off (Retry-After)');
+  await page.getByRole('button', { name: 'Resume' }).click();
+  await until('the 4th batch of run 2 on the wire', () => server.stats().open === 6);
+  const beforeCancel = server.stats().requests;
+  await page.getByRole('button', { name: 'Cancel' }).click();
+  await expectText(status, 'cancelled');
+  await until('the server to see the aborts', () => server.stats().open === 0, 2_000);
+  phase('run 2: resume, cancel mid-batch');
+  const cancelledCells = (await batchStates()).flat().filter((state) => state === 'cancelled').length;
+  stats = server.stats();
+  assert.ok(cancelledCells >= 1, 'Cancel caught requests in flight');
+  assert.equal(stats.aborted, cancelledCells, 'the server saw every cancelled request aborted');
+  assert.equal(stats.requests, beforeCancel, 'no request after Cancel');
+  assert.deepEqual(
+    (await batchStates()).slice(6).map((row) => row.length),
+    [1, 2, 4, 6],
+    'run 2 ramps from 1 again',
+  );
+  await sleep(200);
+  assert.equal(server.stats().requests, beforeCancel, 'still no request after Cancel');
+
+  // 3. Resume again: the rest completes.
+  await page.getByRole('button', { name: 'Resume' }).click();
+  await expectText(status, 'completed');
+  phase('run 3: resume to completion');
+  assert.equal(await count('done').textContent(), '32 / 32');
+  assert.equal(await count('failed').textContent(), '0');
+  assert.equal(await count('skipped').textContent(), '0');
+  assert.equal(await page.getByRole('alert').count(), 0);
+  stats = server.stats();
+  const createdNames = stats.log.filter((request) => request.answer === 201).map((request) => request.name);
+  assert.equal(new Set(createdNames).size, createdNames.length, 'no item was created twice');
+  assert.equal(stats.items.size, 32, 'every item exists on the server');
+  assert.equal(stats.refused, 6, 'the quota was hit once');
+  assert.deepEqual(pageErrors, []);
+
+  mkdirSync(join(here, '../../../docs'), { recursive: true });
+  await page.screenshot({ path: screenshot, fullPage: true });
+  phase('screenshot');
+  const rowSizes = (await batchStates()).map((row) => row.length).join(' ');
+  console.log(`e2e: passed in ${Date.now() - started} ms: ${timings.join(', ')}`);
+  console.log(
+    `e2e: server saw ${stats.requests} requests: ${stats.created} created, ${stats.conflicts} conflicts (409), ` +
+      `${stats.refused} refused (429), ${stats.aborted} aborted; batches ${rowSizes}; screenshot ${screenshot}`,
+  );
+} finally {
+  clearTimeout(deadline);
+  await browser.close();
+  await server.close();
+}
