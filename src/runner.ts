@@ -161,8 +161,10 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
     const wasStopping = state.stopping;
     let count = Math.min(pacing.room(state), concurrency - active, state.waiting);
     if (count > 0) cancelFlushTimer();
-    // A failure while starting changes what the pacing allows: the next round of `pump` asks again.
-    while (count-- > 0 && !closed && state.stopping === wasStopping) startTask();
+    // A task that settled while starting may have completed a result, which is emitted before
+    // anything else starts; a failure changes what the pacing allows. The next round of `pump` asks again.
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- set by re-entrant calls
+    while (count-- > 0 && !closed && !pumpAgain && state.stopping === wasStopping) startTask();
   }
 
   function startTask(): void {
