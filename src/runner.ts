@@ -163,7 +163,6 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
     if (count > 0) cancelFlushTimer();
     // A task that settled while starting may have completed a result, which is emitted before
     // anything else starts; a failure changes what the pacing allows. The next round of `pump` asks again.
-    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- set by re-entrant calls
     while (count-- > 0 && !closed && !pumpAgain && state.stopping === wasStopping) startTask();
   }
 
