@@ -33,6 +33,8 @@ export interface RunFailure<T> {
 export class ResultBook<T> {
   /** Results not emitted yet; the first is the next to emit. */
   private readonly pending: ResultGroup<T>[] = [];
+  /** The result the last task joined. */
+  private last: ResultGroup<T> | undefined;
   /** How many tasks have joined a result: the source index of the next task. */
   private joined = 0;
   /** How many tasks have succeeded in all. */
@@ -47,10 +49,11 @@ export class ResultBook<T> {
 
   /** Adds the next task in source order to result `index` (of `size` tasks), and returns that result. */
   join(index: number, size: number): ResultGroup<T> {
-    let group = this.pending.at(-1);
+    let group = this.last;
     if (group?.index !== index) {
       group = { index, startIndex: this.joined, size, joined: 0, settled: 0, values: new Array<T | undefined>(size), failures: [] };
       this.pending.push(group);
+      this.last = group;
     }
     group.joined++;
     this.joined++;

@@ -61,6 +61,8 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
   let closed = false;
   /** Set once `stop` has run: the subscriber is gone, and the source released. */
   let stopped = false;
+  /** Set when a task completes its result: it is emitted before another task starts. */
+  let resultDue = false;
   /** Set while `pump` runs, so that re-entrant calls only ask it to go round again. */
   let pumping = false;
   /** Set by a re-entrant call of `pump`: state has changed since this round looked at it. */
@@ -117,6 +119,7 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
   }
 
   function emitReady(): void {
+    resultDue = false;
     let result;
     while (!closed && (result = book.takeReady()) !== undefined) host.emit(result);
   }
@@ -163,7 +166,7 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
     if (count > 0) cancelFlushTimer();
     // A task that settled while starting may have completed a result, which is emitted before
     // anything else starts; a failure changes what the pacing allows. The next round of `pump` asks again.
-    while (count-- > 0 && !closed && !pumpAgain && state.stopping === wasStopping) startTask();
+    while (count-- > 0 && !closed && !resultDue && state.stopping === wasStopping) startTask();
   }
 
   function startTask(): void {
@@ -182,7 +185,7 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
       const input = (factory as TaskFactory<T>)(run.context);
       // The factory may have caused an unsubscription; then its task must not start.
       if (stopped) {
-        run.lazyContext.abort();
+        run.abort();
         return;
       }
       const subscription = host.subscribeTask(input, run);
@@ -213,6 +216,7 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
     active--;
     if (fulfilled) {
       book.fulfil(run.group, run.position, outcome as T | undefined);
+      resultDue ||= run.group.settled === run.group.size;
     } else {
       book.reject(run.group, run.position, outcome, run.factory);
       state.stopping = true;

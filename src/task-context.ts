@@ -1,50 +1,30 @@
 import type { TaskContext } from './types.js';
 
-/**
- * The context handed to a factory. Its `AbortController` is made on first read of `signal`: most
- * tasks never read it, and making one per task would cost more than the rest of a task's bookkeeping.
- */
-export class LazyTaskContext {
-  /** Made on first read of `signal`. */
-  private controller: AbortController | undefined;
-  /** Set once the task is torn down, so a signal read later is born aborted. */
-  private tornDown = false;
-
-  constructor(
-    readonly index: number,
-    readonly batch: number,
-  ) {}
-
-  get signal(): AbortSignal {
-    if (this.controller === undefined) {
-      this.controller = new AbortController();
-      if (this.tornDown) this.controller.abort();
-    }
-    return this.controller.signal;
-  }
-
-  abort(): void {
-    this.tornDown = true;
-    this.controller?.abort();
-  }
+/** What a context view reads from: the task's index and batch, and its signal made on first read. */
+export interface ContextSource {
+  readonly index: number;
+  readonly batch: number;
+  readonly signal: AbortSignal;
 }
 
 /** The properties a factory sees on its context. */
 const contextKeys: ReadonlyArray<string | symbol> = ['index', 'batch', 'signal'];
 
 /**
- * Shows a {@link LazyTaskContext} as a plain `{ index, batch, signal }`: `signal` lives in a getter on
- * the prototype, which `{ ...context }` and `Object.assign({}, context)` would not copy, and a copy
- * passed on to `fetch` could then not be cancelled. Reporting it as an own property makes every copy
- * read it; a getter defined on each context instead cost twice as much per task.
+ * Shows a task as its context, a plain read-only `{ index, batch, signal }`. A task makes its signal's
+ * `AbortController` on first read of `signal` (most tasks never read it, and one per task would cost
+ * more than the rest of a task's bookkeeping), so `signal` is a getter; a getter on a prototype is not
+ * copied by `{ ...context }` or `Object.assign({}, context)`, and a copy passed on to `fetch` could
+ * then not be cancelled. This view reports the three as own properties, so every copy reads them, and
+ * hides the rest of the task. A getter defined on each context cost twice as much per task.
  */
-export const contextView: ProxyHandler<LazyTaskContext> = {
-  // Read on the context itself, so that the `signal` getter keeps its state there.
-  get: (context, key) => context[key as keyof TaskContext],
+export const contextView: ProxyHandler<ContextSource> = {
+  get: (task, key) => (contextKeys.includes(key) ? task[key as keyof TaskContext] : undefined),
+  has: (_, key) => contextKeys.includes(key),
   ownKeys: () => contextKeys.slice(),
-  getOwnPropertyDescriptor: (context, key) =>
+  getOwnPropertyDescriptor: (task, key) =>
     contextKeys.includes(key)
-      ? { value: context[key as keyof TaskContext], enumerable: true, configurable: true, writable: false }
+      ? { value: task[key as keyof TaskContext], enumerable: true, configurable: true, writable: false }
       : undefined,
   // The context is read-only, as its type says.
   set: () => false,

@@ -1,6 +1,6 @@
 import type { Cancellable, TaskObserver } from './host.js';
 import type { ResultGroup } from './result-book.js';
-import { contextView, LazyTaskContext } from './task-context.js';
+import { contextView, type ContextSource } from './task-context.js';
 import type { TaskContext } from './types.js';
 
 /**
@@ -9,16 +9,21 @@ import type { TaskContext } from './types.js';
  * would give every subscription's tasks a shape of their own, and the code they all pass through
  * would slow down after a few subscriptions.
  */
-export class TaskRun<T> implements TaskObserver {
+export class TaskRun<T> implements TaskObserver, ContextSource {
   /** The last value the task emitted. */
   private last: unknown;
   /** Set once the task has completed or errored. */
   settled = false;
   /** The task's subscription; undefined until `subscribe` has returned. */
   subscription: Cancellable | undefined;
-  /** The context's state, and what the factory is given: a read-only view of it. */
-  readonly lazyContext: LazyTaskContext;
+  /** Made on first read of `signal`. */
+  private controller: AbortController | undefined;
+  /** Set once the task is torn down, so a signal read later is born aborted. */
+  private tornDown = false;
+  /** What the factory is given: a read-only view of this task's `index`, `batch` and `signal`. */
   readonly context: TaskContext;
+  /** The index of the result that reports the task. */
+  readonly batch: number;
 
   constructor(
     /** The result that reports the task, and the task's position in it. */
@@ -26,12 +31,27 @@ export class TaskRun<T> implements TaskObserver {
     readonly position: number,
     /** What the source delivered: normally a task factory, checked only when invoked. */
     readonly factory: unknown,
-    index: number,
+    /** The task's position in the source. */
+    readonly index: number,
     /** The runner's `settle`. */
     private readonly onSettle: (run: TaskRun<T>, fulfilled: boolean, outcome: unknown) => void,
   ) {
-    this.lazyContext = new LazyTaskContext(index, group.index);
-    this.context = new Proxy(this.lazyContext, contextView);
+    this.batch = group.index;
+    this.context = new Proxy<ContextSource>(this, contextView);
+  }
+
+  get signal(): AbortSignal {
+    if (this.controller === undefined) {
+      this.controller = new AbortController();
+      if (this.tornDown) this.controller.abort();
+    }
+    return this.controller.signal;
+  }
+
+  /** Aborts the task's signal, now or, if it is read later, at birth. */
+  abort(): void {
+    this.tornDown = true;
+    this.controller?.abort();
   }
 
   next(value: unknown): void {
@@ -53,6 +73,6 @@ export class TaskRun<T> implements TaskObserver {
     } catch (error) {
       reportUnhandled(error);
     }
-    this.lazyContext.abort();
+    this.abort();
   }
 }
