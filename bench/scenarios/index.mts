@@ -1,5 +1,6 @@
 import type { Scenario } from '../harness.mjs';
 import { idle } from './idle.mjs';
+import { manyClients } from './many-clients.mjs';
 import { memory } from './memory.mjs';
 import { overheadPromise } from './overhead-promise.mjs';
 import { overheadSync } from './overhead-sync.mjs';
@@ -20,4 +21,5 @@ export const scenarios: readonly Scenario[] = [
   windowMakespan,
   windowExposure,
   windowCost,
+  manyClients,
 ];

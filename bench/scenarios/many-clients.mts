@@ -1,0 +1,194 @@
+import { defer, from, map, mergeMap, retry, timer, VirtualTimeScheduler, type Observable } from 'rxjs';
+import { format, progress, type Figure, type Scenario, type TargetResult } from '../harness.mjs';
+import { is429, logNormalSource, RateLimitedServer, type ServerOptions } from '../rate-limited-server.mjs';
+import { seededRandom } from '../virtual-time.mjs';
+
+const CLIENTS = 10;
+const TASKS_PER_CLIENT = 1_000;
+const TASKS = CLIENTS * TASKS_PER_CLIENT;
+/** Requests per second the server accepts. */
+const RATES = [100, 1_000] as const;
+/** The bucket holds one second's worth of requests and starts full. */
+const BURST_SECONDS = 1;
+const MEDIAN_MS = 50;
+const SIGMA = 0.5;
+const LATENCY_SEED = 21;
+const JITTER_SEED = 4_021;
+/** Fixed concurrency of the baseline, per client. */
+const BASELINE_CONCURRENCY = 16;
+/** Retries per task on the baseline; tries per task are one more. Enough that no task runs out. */
+const BASELINE_RETRIES = 100;
+const BACKOFF_BASE_MS = 1_000;
+const BACKOFF_CAP_MS = 30_000;
+
+type Side = 'baseline';
+
+/**
+ * Exponential backoff before retry `attempt` (1 for the first): 1 s doubling, capped at 30 s, times a
+ * seeded jitter uniform in [0.5, 1.5).
+ */
+function backoff(random: () => number): (attempt: number) => number {
+  return (attempt) => Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** (attempt - 1)) * (0.5 + random());
+}
+
+interface ClientRun {
+  completedTasks: number;
+  /** Virtual ms at which the client's stream completed or errored; NaN if it did neither. */
+  ended: number;
+  error: unknown;
+}
+
+interface SideRun {
+  throttled: number;
+  accepted: number;
+  /** Virtual ms when the last client ended. */
+  makespan: number;
+  completedTasks: number;
+  /** Clients whose stream errored (a task out of tries) or never ended. */
+  failedClients: number;
+  /** Most tries any one task took. */
+  maxTries: number;
+  /** accepted / (rate * makespan). */
+  capacityShare: number;
+}
+
+/** One client's stream of completed-task counts, on the given side. */
+function client(
+  side: Side,
+  server: RateLimitedServer,
+  scheduler: VirtualTimeScheduler,
+  index: number,
+  tries: number[],
+): Observable<number> {
+  const latency = logNormalSource({ median: MEDIAN_MS, sigma: SIGMA, seed: LATENCY_SEED + index });
+  const delay = backoff(seededRandom(JITTER_SEED + index));
+  const offset = index * TASKS_PER_CLIENT;
+  // Counted on subscription: RxJS's retry subscribes again to the observable the factory returned.
+  const tasks = Array.from(
+    { length: TASKS_PER_CLIENT },
+    (_, i) => () =>
+      defer(() => {
+        tries[offset + i]++;
+        return server.request(i, latency);
+      }),
+  );
+  switch (side) {
+    case 'baseline':
+      return from(tasks).pipe(
+        mergeMap(
+          (task) =>
+            task().pipe(
+              retry({
+                count: BASELINE_RETRIES,
+                delay: (error: unknown, retryCount) => {
+                  if (!is429(error)) throw error;
+                  return timer(delay(retryCount), scheduler);
+                },
+              }),
+            ),
+          BASELINE_CONCURRENCY,
+        ),
+        map(() => 1),
+      );
+  }
+}
+
+/** Every client at once against one fresh server on one fresh virtual clock. */
+function runSide(side: Side, rate: number): SideRun {
+  const scheduler = new VirtualTimeScheduler();
+  const options: ServerOptions = { rate, burst: rate * BURST_SECONDS };
+  const server = new RateLimitedServer(scheduler, options);
+  const tries = new Array<number>(TASKS).fill(0);
+  const clients: ClientRun[] = [];
+  const subscriptions = Array.from({ length: CLIENTS }, (_, index) => {
+    const run: ClientRun = { completedTasks: 0, ended: NaN, error: undefined };
+    clients.push(run);
+    return client(side, server, scheduler, index, tries).subscribe({
+      next: (count) => (run.completedTasks += count),
+      error: (error: unknown) => {
+        run.error = error;
+        run.ended = scheduler.now();
+      },
+      complete: () => (run.ended = scheduler.now()),
+    });
+  });
+  scheduler.flush();
+  for (const subscription of subscriptions) subscription.unsubscribe();
+  const makespan = Math.max(...clients.map((run) => (Number.isNaN(run.ended) ? scheduler.now() : run.ended)));
+  const completedTasks = clients.reduce((sum, run) => sum + run.completedTasks, 0);
+  if (server.accepted !== completedTasks)
+    throw new Error(`Sanity check failed: ${side} at ${rate}/s: ${server.accepted} requests accepted, ${completedTasks} tasks completed`);
+  return {
+    throttled: server.throttled,
+    accepted: server.accepted,
+    makespan,
+    completedTasks,
+    failedClients: clients.filter((run) => run.error !== undefined || Number.isNaN(run.ended)).length,
+    maxTries: Math.max(...tries),
+    capacityShare: server.accepted / ((rate * makespan) / 1000),
+  };
+}
+
+const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
+const percent = (share: number): string => `${(share * 100).toFixed(1)} %`;
+
+function sideFigures(label: string, rate: number, run: SideRun): Figure[] {
+  return [
+    { label: `${rate}/s, ${label}: 429s drawn`, value: format.count(run.throttled) },
+    { label: `${rate}/s, ${label}: share of the server's capacity used`, value: percent(run.capacityShare) },
+    { label: `${rate}/s, ${label}: makespan`, value: seconds(run.makespan) },
+    { label: `${rate}/s, ${label}: tasks completed`, value: `${format.count(run.completedTasks)} of ${format.count(TASKS)}` },
+    { label: `${rate}/s, ${label}: clients that failed`, value: format.count(run.failedClients) },
+    { label: `${rate}/s, ${label}: most tries for one task`, value: format.count(run.maxTries) },
+  ];
+}
+
+/**
+ * Many clients with no coordinator against one rate limit: what users write today (fixed concurrency and
+ * RxJS's per-task `retry` with exponential backoff) against `slowStart` with window pacing and `retry`
+ * honouring `Retry-After`. Virtual time: the figures are the same on every machine.
+ */
+export const manyClients: Scenario = {
+  name: 'many-clients',
+  title: 'Many clients, one rate limit',
+  async run() {
+    const figures: Figure[] = [];
+    const targets: TargetResult[] = [];
+    for (const rate of RATES) {
+      const floor = ((TASKS - rate * BURST_SECONDS) / rate) * 1000;
+      figures.push({ label: `${rate}/s: least makespan the bucket allows`, value: seconds(floor) });
+      const baseline = runSide('baseline', rate);
+      progress(
+        `${rate}/s, baseline: ${baseline.throttled} 429s, makespan ${seconds(baseline.makespan)}, ` +
+          `${baseline.completedTasks} tasks completed, capacity ${percent(baseline.capacityShare)}`,
+      );
+      figures.push(...sideFigures('baseline', rate, baseline));
+      targets.push({
+        description: `every task completes, baseline, ${rate}/s`,
+        measured: format.count(baseline.completedTasks),
+        limit: `= ${format.count(TASKS)}`,
+        met: baseline.completedTasks === TASKS,
+      });
+    }
+    return {
+      name: this.name,
+      title: this.title,
+      method:
+        `${CLIENTS} independent clients, ${format.count(TASKS_PER_CLIENT)} tasks each, all starting at virtual time 0 ` +
+        `against one simulated server on one RxJS \`VirtualTimeScheduler\`. The server is a token bucket refilled at ` +
+        `${RATES.join(' or ')} requests per second, holding ${BURST_SECONDS} second's worth of tokens and full at the ` +
+        'start; a request takes a token when it is made (on subscription), or else is answered 429 with ' +
+        '`Retry-After` = the seconds until the bucket next holds a token, rounded up to a whole second (so at least ' +
+        '1), readable through `error.headers.get("Retry-After")`. Either answer arrives after the request\'s latency, ' +
+        `log-normal with median ${MEDIAN_MS} ms and σ ${SIGMA}, drawn per request from a PRNG seeded per client ` +
+        `(${LATENCY_SEED} + client). Baseline, per client: \`from(tasks).pipe(mergeMap(task => task().pipe(retry({ ` +
+        `count: ${BASELINE_RETRIES}, delay: (error, n) => timer(backoff(n), scheduler) })), ${BASELINE_CONCURRENCY}))\`, ` +
+        `backoff(n) = min(${BACKOFF_CAP_MS / 1000} s, ${BACKOFF_BASE_MS / 1000} s × 2^(n-1)) × a jitter uniform in ` +
+        `[0.5, 1.5) from a PRNG seeded per client (${JITTER_SEED} + client); it does not read \`Retry-After\`. ` +
+        'Makespan: virtual time when the last client ends. Capacity used: requests accepted / (rate × makespan); ' +
+        'the full bucket at the start lets it exceed 100 % slightly.',
+      figures,
+      targets,
+    };
+  },
+};
