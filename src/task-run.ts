@@ -33,6 +33,10 @@ export class TaskRun<T> implements TaskObserver, ContextSource {
     readonly factory: unknown,
     /** The task's position in the source. */
     readonly index: number,
+    /** Which try this is, from 1. */
+    readonly attempt: number,
+    /** How many times the pace had dropped when the task started (§10). */
+    readonly dropsAtStart: number,
     /** The runner's `settle`. */
     private readonly onSettle: (run: TaskRun<T>, fulfilled: boolean, outcome: unknown) => void,
   ) {
