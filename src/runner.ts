@@ -208,14 +208,14 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
     arrivals?.shift();
     const group = book.join(pacing.start(false), pacing.resultSize);
     if (pacing.resultFull) book.closeLast();
-    invoke(new TaskRun<T>(group, group.joined - 1, factory, group.startIndex + group.joined - 1, 1, pacing.drops, settle));
+    invoke(new TaskRun<T>(group, group.joined - 1, factory, 1, pacing.drops, settle));
   }
 
   /** Starts a task again: the same result and index, the next attempt, a fresh context (§10). */
   function startRetry({ group, position, factory, attempt }: Retry<T>): void {
     pacing.start(true);
     if (pacing.resultFull) book.closeLast();
-    invoke(new TaskRun<T>(group, position, factory, group.startIndex + position, attempt + 1, pacing.drops, settle));
+    invoke(new TaskRun<T>(group, position, factory, attempt + 1, pacing.drops, settle));
   }
 
   /** Calls a task's factory and subscribes to what it returns. */
@@ -271,7 +271,7 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
       }
     }
     // When the last task in flight settles, an overdue flush starts the next batch now, not one timer later.
-    if (active === 0) state.flushDue ||= oldestIsOverdue();
+    if (active === 0 && arrivals !== undefined) state.flushDue ||= oldestIsOverdue();
     pump();
   }
 
