@@ -24,6 +24,20 @@ export interface DemoOptions {
   seed: number;
   /** Where to write the SVG timeline, if anywhere. */
   svg: string | undefined;
+  /**
+   * With `--retry`: the API limits the rate instead of having a quota, and slow start retries its
+   * 429s (contract §10). `undefined` without `--retry`.
+   */
+  retry: RetryDemoOptions | undefined;
+}
+
+export interface RetryDemoOptions {
+  /** Calls a second the API's token bucket refills. */
+  rate: number;
+  /** Size of the token bucket: calls the API accepts at once after a quiet spell. */
+  burst: number;
+  /** `retry.maxAttempts`: tries per task, the first included. */
+  attempts: number;
 }
 
 export type Pacing = 'batch' | 'window';
@@ -50,6 +64,13 @@ export const DEFAULTS = {
   pacing: 'batch',
 } as const;
 
+// With --retry: a bucket of 20 calls that refills 20 a second, and 5 tries per task.
+export const RETRY_DEFAULTS = {
+  rate: 20,
+  attempts: 5,
+} as const;
+const MAX_ATTEMPTS = 20;
+
 // Bounds keep a typo from starting a run that takes hours or an SVG of a million bars.
 const MAX_TASKS = 10_000;
 const MAX_LATENCY_MS = 60_000;
@@ -74,10 +95,16 @@ Flags:
                  over the same latencies, drawn one above the other by --svg (default ${DEFAULTS.pacing})
   --seed N       seed of the random latencies, for a repeatable run (0..${MAX_SEED}, default: random)
   --svg PATH     also write a timeline of the run as an SVG picture to PATH
+  --retry        the API limits the rate instead (a token bucket) and answers 429 with a Retry-After;
+                 slow start retries those calls: the pace drops, pauses, and ramps up again
+  --rate N       with --retry: calls a second the API accepts (1..${MAX_TASKS}, default ${RETRY_DEFAULTS.rate})
+  --burst N      with --retry: calls it accepts at once after a quiet spell (1..${MAX_TASKS}, default: --rate)
+  --attempts N   with --retry: tries per task, the first included (1..${MAX_ATTEMPTS}, default ${RETRY_DEFAULTS.attempts})
   -h, --help     print this help and exit
 
 Example: npm run demo -- --tasks 200 --quota 30 --initial 2 --svg timeline.svg
-         npm run demo -- --pacing both --spread 1 --quota 1000 --svg pacing.svg`;
+         npm run demo -- --pacing both --spread 1 --quota 1000 --svg pacing.svg
+         npm run demo -- --retry --tasks 80 --pacing window --svg retry.svg`;
 
 /**
  * Parses the demo's command line (without the `node` and script entries).
@@ -100,6 +127,10 @@ export function parseDemoArgs(argv: readonly string[], randomSeed: () => number 
         spread: { type: 'string' },
         pacing: { type: 'string' },
         svg: { type: 'string' },
+        retry: { type: 'boolean' },
+        rate: { type: 'string' },
+        burst: { type: 'string' },
+        attempts: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -130,7 +161,23 @@ export function parseDemoArgs(argv: readonly string[], randomSeed: () => number 
   const svg = stringFlag(values, 'svg');
   if (svg !== undefined && svg.trim() === '') throw new UsageError('--svg needs a file path, got an empty string');
 
-  return { kind: 'run', options: { tasks, quota, initial, max, latency, spread, pacing, seed, svg } };
+  const retry = retryFlags(values);
+
+  return { kind: 'run', options: { tasks, quota, initial, max, latency, spread, pacing, seed, svg, retry } };
+}
+
+function retryFlags(values: Record<string, string | boolean | undefined>): RetryDemoOptions | undefined {
+  if (values.retry !== true) {
+    const stray = ['rate', 'burst', 'attempts'].find((name) => values[name] !== undefined);
+    if (stray !== undefined) throw new UsageError(`--${stray} only applies with --retry`);
+    return undefined;
+  }
+  // A quota would stop the run whatever the retries do: --retry replaces it with a rate limit.
+  if (values.quota !== undefined) throw new UsageError('--quota does not apply with --retry (the API limits the rate instead)');
+  const rate = integerFlag(values, 'rate', RETRY_DEFAULTS.rate, 1, MAX_TASKS);
+  const burst = integerFlag(values, 'burst', rate, 1, MAX_TASKS);
+  const attempts = integerFlag(values, 'attempts', RETRY_DEFAULTS.attempts, 1, MAX_ATTEMPTS);
+  return { rate, burst, attempts };
 }
 
 function defaultSeed(): number {

@@ -4,10 +4,11 @@ import { join } from 'node:path';
 import { DEFAULTS, USAGE, UsageError, parseDemoArgs } from './args';
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, main } from './main';
 import type { Output } from './report';
-import { runDemo } from './run-demo';
+import { retryAfter } from '../src/index';
+import { demoBackoffMs, demoRetryOptions, runDemo } from './run-demo';
 import type { RunOptions } from './run-demo';
 import type { RunRecord, TaskRecord } from './run-record';
-import { QuotaExceededError, createSimulatedApi, seededRandom, standardNormal } from './simulated-api';
+import { QuotaExceededError, RateLimitedError, createSimulatedApi, is429, seededRandom, standardNormal } from './simulated-api';
 import { escapeXml, makespanMs, niceTicks, renderComparisonSvg, renderTimelineSvg } from './timeline-svg';
 
 const fixedSeed = () => 42;
@@ -16,7 +17,7 @@ describe('demo flags', () => {
   it('uses the defaults when no flag is given', () => {
     expect(parseDemoArgs([], fixedSeed)).toEqual({
       kind: 'run',
-      options: { ...DEFAULTS, max: Infinity, spread: undefined, pacing: 'batch', seed: 42, svg: undefined },
+      options: { ...DEFAULTS, max: Infinity, spread: undefined, pacing: 'batch', seed: 42, svg: undefined, retry: undefined },
     });
   });
 
@@ -30,7 +31,10 @@ describe('demo flags', () => {
     );
     expect(parsed).toEqual({
       kind: 'run',
-      options: { tasks: 50, quota: 7, initial: 2, max: 16, latency: 12.5, spread: 1.5, pacing: 'window', seed: 9, svg: 'out/t.svg' },
+      options: {
+        ...{ tasks: 50, quota: 7, initial: 2, max: 16, latency: 12.5, spread: 1.5, pacing: 'window', seed: 9, svg: 'out/t.svg' },
+        retry: undefined,
+      },
     });
   });
 
@@ -228,6 +232,7 @@ describe('runDemo', () => {
     pacing: 'batch',
     seed: 1,
     svg: undefined,
+    retry: undefined,
     ...overrides,
   });
 
@@ -284,6 +289,7 @@ describe('runDemo with window pacing', () => {
     pacing: 'window',
     seed: 1,
     svg: undefined,
+    retry: undefined,
     ...overrides,
   });
 
@@ -554,5 +560,219 @@ describe('timeline SVG', () => {
     expect([1, 2, 5].some((allowed) => Math.abs(mantissa - allowed) < 1e-9)).toBe(true);
     expect(ticks.length).toBeGreaterThanOrEqual(5);
     expect(ticks.length).toBeLessThanOrEqual(10);
+  });
+});
+
+describe('demo flags for --retry', () => {
+  it('leaves retry off without --retry, and fills in its defaults with it', () => {
+    const plain = parseDemoArgs([], fixedSeed);
+    expect(plain.kind === 'run' && plain.options.retry).toBeUndefined();
+    const parsed = parseDemoArgs(['--retry'], fixedSeed);
+    expect(parsed.kind === 'run' && parsed.options.retry).toEqual({ rate: 20, burst: 20, attempts: 5 });
+  });
+
+  it('reads --rate, --burst (default: the rate) and --attempts', () => {
+    const parsed = parseDemoArgs(['--retry', '--rate', '7', '--attempts=3'], fixedSeed);
+    expect(parsed.kind === 'run' && parsed.options.retry).toEqual({ rate: 7, burst: 7, attempts: 3 });
+    const burst = parseDemoArgs(['--retry', '--rate', '7', '--burst', '2'], fixedSeed);
+    expect(burst.kind === 'run' && burst.options.retry).toEqual({ rate: 7, burst: 2, attempts: 5 });
+  });
+
+  it.each([
+    [['--rate', '5'], /--rate only applies with --retry/],
+    [['--attempts', '2'], /--attempts only applies with --retry/],
+    [['--retry', '--quota', '5'], /--quota does not apply with --retry/],
+    [['--retry', '--rate', '0'], /--rate must be between 1 and/],
+    [['--retry', '--attempts', '0'], /--attempts must be between 1 and 20/],
+    [['--retry', '--burst', 'x'], /--burst must be a whole number/],
+  ])('rejects %j', (argv, message) => {
+    expect(() => parseDemoArgs(argv, fixedSeed)).toThrow(UsageError);
+    expect(() => parseDemoArgs(argv, fixedSeed)).toThrow(message);
+  });
+
+  it('lists the retry flags in the usage', () => {
+    expect(USAGE).toMatch(/--retry .*Retry-After/s);
+    expect(USAGE).toMatch(/--rate N.*--burst N.*--attempts N/s);
+  });
+});
+
+describe('simulated API with a rate limit', () => {
+  it('accepts a burst, answers 429 with a Retry-After until the bucket refills, then accepts again', async () => {
+    let clock = 0;
+    const api = createSimulatedApi({
+      quota: Infinity,
+      latencyMs: 0,
+      random: seededRandom(1),
+      rateLimit: { perSecond: 2, burst: 3 },
+      now: () => clock,
+    });
+    const first = await Promise.allSettled([api.call(), api.call(), api.call(), api.call()]);
+    expect(first.map((outcome) => outcome.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled', 'rejected']);
+    const error = (first[3] as PromiseRejectedResult).reason as RateLimitedError;
+    expect(error).toBeInstanceOf(RateLimitedError);
+    expect(error.status).toBe(429);
+    expect(error.headers.get('retry-after')).toBe('1');
+    expect(retryAfter(error)).toBe(1000);
+    expect(is429(error)).toBe(true);
+    expect(api.callsRejected).toBe(1);
+
+    clock = 400; // 0.8 of a token: still none
+    await expect(api.call()).rejects.toBeInstanceOf(RateLimitedError);
+    clock = 1000; // 2 tokens
+    await expect(api.call()).resolves.toMatchObject({ callNumber: 5 });
+    await expect(api.call()).resolves.toMatchObject({ callNumber: 6 });
+    await expect(api.call()).rejects.toBeInstanceOf(RateLimitedError);
+    expect([api.callsMade, api.callsRejected]).toEqual([8, 3]);
+  });
+
+  it('asks for more than a second when the rate is below one call a second', async () => {
+    const api = createSimulatedApi({
+      quota: Infinity,
+      latencyMs: 0,
+      random: seededRandom(1),
+      rateLimit: { perSecond: 0.25, burst: 1 },
+      now: () => 0,
+    });
+    await api.call();
+    const error: unknown = await api.call().catch((reason: unknown) => reason);
+    expect(retryAfter(error)).toBe(4000);
+  });
+
+  it('does not treat other errors as 429s', () => {
+    expect(is429(new Error('boom'))).toBe(false);
+    expect(is429(new QuotaExceededError(3, 3))).toBe(true);
+  });
+});
+
+describe('runDemo with --retry', () => {
+  const options = (overrides: Partial<RunOptions>): RunOptions => ({
+    tasks: 12,
+    quota: 0, // ignored with --retry: a quota of 0 would fail the very first call
+    initial: 1,
+    max: Infinity,
+    latency: 0,
+    spread: undefined,
+    pacing: 'window',
+    seed: 1,
+    svg: undefined,
+    retry: { rate: 4, burst: 4, attempts: 5 },
+    ...overrides,
+  });
+
+  it('slows down instead of stopping: every task completes, after pauses of at least the Retry-After', async () => {
+    const paused: number[] = [];
+    const { summary, record } = await runDemo(options({}), { onPause: (pause) => paused.push(pause.endMs - pause.startMs) });
+
+    expect(summary.cause).toBeUndefined();
+    expect(summary.succeeded).toBe(12);
+    expect(new Set(record.tasks.filter((task) => task.outcome === 'succeeded').map((task) => task.index)).size).toBe(12);
+    // A burst of 5, then the pace of 1, 2, 4, 8 runs into the bucket at least once.
+    expect(summary.throttled).toBeGreaterThan(0);
+    expect(summary.retries).toBe(summary.throttled);
+    expect(summary.callsMade).toBe(12 + summary.retries);
+    expect(summary.pauses.length).toBeGreaterThan(0);
+    expect(paused).toEqual(summary.pauses.map((pause) => pause.endMs - pause.startMs));
+    expect(summary.pauses[0].drop).toMatchObject({ threshold: expect.any(Number) });
+    for (const pause of summary.pauses) {
+      expect(pause.retryAfterMs).toBe(1000);
+      expect(pause.endMs - pause.startMs).toBeGreaterThanOrEqual(990);
+      // No call starts during a pause.
+      expect(record.tasks.filter((task) => task.startMs > pause.startMs && task.startMs < pause.endMs)).toEqual([]);
+    }
+    // A throttled try is followed by a try of the same task with the next attempt number.
+    for (const task of record.tasks.filter((entry) => entry.outcome === 'throttled')) {
+      expect(record.tasks).toContainEqual(expect.objectContaining({ index: task.index, attempt: (task.attempt ?? 1) + 1 }));
+    }
+    expect(record.pauses).toBe(summary.pauses);
+    expect(summary.makespanMs).toBeGreaterThanOrEqual(1000);
+  }, 20_000);
+
+  it('stops the run when a task is out of tries, with the 429 as its cause', async () => {
+    const { summary } = await runDemo(options({ retry: { rate: 1, burst: 2, attempts: 1 } }));
+    expect(summary.cause).toBeInstanceOf(RateLimitedError);
+    expect(summary.failed).toBeGreaterThan(0);
+    expect(summary.retries).toBe(0);
+    expect(summary.pauses).toEqual([]);
+    expect(summary.succeeded).toBeLessThan(12);
+  });
+
+  it('passes the server Retry-After to slow start, and no other error', () => {
+    const when = demoRetryOptions({ rate: 1, burst: 1, attempts: 4 }).when!;
+    const context = { index: 0, batch: 0, attempt: 1, signal: new AbortController().signal };
+    expect(when(new RateLimitedError(0, 3), context)).toBe(3000);
+    expect(when(new QuotaExceededError(0, 0), context)).toBe(true);
+    expect(when(new Error('500'), context)).toBe(false);
+    expect(demoRetryOptions({ rate: 1, burst: 1, attempts: 4 }).maxAttempts).toBe(4);
+    expect([1, 2, 3, 10].map(demoBackoffMs)).toEqual([250, 500, 1000, 8000]);
+  });
+});
+
+describe('demo command with --retry', () => {
+  it('prints each pause and the totals, and draws throttles, retries and pauses', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'demo-retry-'));
+    try {
+      const file = join(dir, 'retry.svg');
+      let out = '';
+      const stdout: Output = { write: (text: string) => (out += text) };
+      const code = await main(
+        ['--retry', '--tasks', '10', '--rate', '4', '--burst', '4', '--latency', '0', '--seed', '3', '--pacing', 'window', '--svg', file],
+        { stdout, stderr: stdout, env: {} },
+      );
+      expect(code).toBe(EXIT_OK);
+      expect(out).toContain('answers the others 429 with a Retry-After');
+      expect(out).toMatch(
+        /throttled at \d+ ms: \d+ calls? answered 429 \(Retry-After 1 s\); pace dropped at \d+ ms with \d+ in flight, threshold now \d+; paused \d+ ms/,
+      );
+      expect(out).toMatch(/tasks done +10 +of 10/);
+      expect(out).toMatch(/429s +[1-9]/);
+      expect(out).toMatch(/retries +[1-9]/);
+      expect(out).toMatch(/makespan +\d+\.\d\d s/);
+      const svg = await readFile(file, 'utf8');
+      expect(svg).toContain('class="pause"');
+      expect(svg).toContain('class="drop"');
+      expect(svg).toMatch(/class="bar throttled"/);
+      expect(svg).toMatch(/class="bar succeeded retried"[^>]*data-attempt="2"/);
+      expect(svg).toMatch(/<title id="title">Slow start with retry: 10 of 10 tasks done/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 20_000);
+});
+
+describe('timeline SVG with retries', () => {
+  const record: RunRecord = {
+    pacing: 'window',
+    totalTasks: 2,
+    subtitle: 'hand-made',
+    tasks: [
+      { index: 0, batch: 0, startMs: 0, endMs: 10, outcome: 'succeeded', attempt: 1 },
+      { index: 1, batch: 1, startMs: 10, endMs: 12, outcome: 'throttled', attempt: 1 },
+      { index: 1, batch: 1, startMs: 1012, endMs: 1030, outcome: 'succeeded', attempt: 2 },
+    ],
+    skipped: 0,
+    pauses: [{ startMs: 12, endMs: 1012, throttles: 1, retryAfterMs: 1000, drop: { atMs: 12, inFlight: 1, threshold: 1 } }],
+  };
+
+  it('draws every try of a task on its row, the pause as a band and the drop as a line', () => {
+    const svg = renderTimelineSvg(record);
+    const y = (pattern: RegExp) => pattern.exec(svg)?.[1];
+    expect(y(/class="bar throttled" data-index="1" data-attempt="1" x="[\d.]+" y="([\d.]+)"/)).toBeDefined();
+    expect(y(/class="bar throttled" data-index="1" data-attempt="1" x="[\d.]+" y="([\d.]+)"/)).toBe(
+      y(/class="bar succeeded retried" data-index="1" data-attempt="2" x="[\d.]+" y="([\d.]+)"/),
+    );
+    expect(svg.match(/class="bar /g)).toHaveLength(3);
+    expect(svg.match(/class="pause"/g)).toHaveLength(1);
+    expect(svg.match(/class="drop"/g)).toHaveLength(1);
+    expect(svg).toContain('pause 1.0 s');
+    expect(svg).toContain('429, tried again (1)');
+    expect(svg).toContain('retry ok (1)');
+  });
+
+  it('keeps the plain picture for a run without --retry', () => {
+    const { pauses, ...plain } = record;
+    expect(pauses).toBeDefined();
+    const svg = renderTimelineSvg({ ...plain, tasks: plain.tasks.filter((task) => task.outcome !== 'throttled') });
+    expect(svg).not.toContain('class="pause"');
+    expect(svg).toContain('skipped, never called');
   });
 });

@@ -1,7 +1,8 @@
 // Console output of the demo. On a terminal a single progress line is rewritten in place while a
 // batch runs; anywhere else (a pipe, a CI log) only whole lines are written, since a carriage
 // return there would leave a mess of half-overwritten lines.
-import type { BatchReport, DemoListener, DemoResult, RunOptions } from './run-demo.js';
+import type { PauseRecord } from './run-record.js';
+import type { BatchReport, DemoListener, DemoResult, DemoSummary, RunOptions } from './run-demo.js';
 import { describeSettings } from './run-demo.js';
 
 /** The part of a stream the reporter uses; process.stdout fits. */
@@ -24,6 +25,7 @@ export function createReporter(output: Output, env: Record<string, string | unde
   const green = (text: string) => paint(32, text);
   const red = (text: string) => paint(31, text);
   const bold = (text: string) => paint(1, text);
+  const orange = (text: string) => paint(33, text);
 
   let progressShown = false;
   const current = { batch: -1, started: 0, succeeded: 0, failed: 0 };
@@ -56,7 +58,13 @@ export function createReporter(output: Output, env: Record<string, string | unde
       Object.assign(current, { batch: -1, started: 0, succeeded: 0, failed: 0 });
       succeededBefore = 0;
       output.write(`${bold('Slow start demo')}: ${describeSettings(options)}\n`);
-      output.write(`The simulated API accepts ${options.quota} calls, then answers 429 Too Many Requests.\n`);
+      const { retry } = options;
+      output.write(
+        retry === undefined
+          ? `The simulated API accepts ${options.quota} calls, then answers 429 Too Many Requests.\n`
+          : `The simulated API accepts ${retry.rate} calls a second (${retry.burst} at once), and answers the others ` +
+              `429 with a Retry-After; slow start retries them (up to ${retry.attempts} tries a task).\n`,
+      );
     },
 
     onTaskStart({ batch, startMs }) {
@@ -71,6 +79,11 @@ export function createReporter(output: Output, env: Record<string, string | unde
       showProgress(task.endMs);
     },
 
+    onPause(pause) {
+      clearProgress();
+      output.write(orange(formatPause(pause)) + '\n');
+    },
+
     onBatchSettled(batch) {
       clearProgress();
       output.write(formatBatch(batch, green, red, group) + '\n');
@@ -81,6 +94,10 @@ export function createReporter(output: Output, env: Record<string, string | unde
       clearProgress();
       const width = String(summary.totalTasks).length;
       const n = (value: number) => String(value).padStart(width);
+      if (summary.pauses.length > 0 || summary.retries > 0 || summary.callsMade > summary.totalTasks) {
+        output.write(formatRetryTotals(summary, bold) + '\n');
+        return;
+      }
       const lines = [
         '',
         bold(`Summary after ${(summary.elapsedMs / 1000).toFixed(2)} s`),
@@ -94,6 +111,41 @@ export function createReporter(output: Output, env: Record<string, string | unde
       output.write(lines.join('\n') + '\n');
     },
   };
+}
+
+/** One line per pause: when a 429 paused the run (and dropped the pace), and for how long. */
+export function formatPause(pause: PauseRecord): string {
+  const ms = (value: number) => `${Math.round(value)} ms`;
+  const throttles = pause.throttles === 1 ? '1 call' : `${pause.throttles} calls`;
+  const drop =
+    pause.drop === undefined
+      ? 'pace already dropped this round'
+      : `pace dropped at ${ms(pause.drop.atMs)} with ${pause.drop.inFlight} in flight, threshold now ${pause.drop.threshold}`;
+  return (
+    `throttled at ${ms(pause.startMs)}: ${throttles} answered 429 (Retry-After ${pause.retryAfterMs / 1000} s); ${drop}; ` +
+    `paused ${ms(pause.endMs - pause.startMs)}, until ${ms(pause.endMs)}`
+  );
+}
+
+function formatRetryTotals(summary: DemoSummary, bold: (text: string) => string): string {
+  const drops = summary.pauses.filter((pause) => pause.drop !== undefined).length;
+  const paused = summary.pauses.reduce((sum, pause) => sum + pause.endMs - pause.startMs, 0);
+  const width = String(Math.max(summary.callsMade, summary.totalTasks)).length;
+  const n = (value: number) => String(value).padStart(width);
+  const lines = [
+    '',
+    bold(`Summary after ${(summary.elapsedMs / 1000).toFixed(2)} s`),
+    `  tasks done   ${n(summary.succeeded)}   of ${summary.totalTasks}`,
+    `  calls        ${n(summary.callsMade)}`,
+    `  429s         ${n(summary.throttled)}`,
+    `  retries      ${n(summary.retries)}`,
+    `  pace drops   ${n(drops)}`,
+    `  pauses       ${n(summary.pauses.length)}   (${(paused / 1000).toFixed(2)} s with no call started)`,
+    `  failed       ${n(summary.failed)}`,
+    `  makespan     ${(summary.makespanMs / 1000).toFixed(2)} s`,
+  ];
+  if (summary.cause !== undefined) lines.push(`  first error  ${describeError(summary.cause)} (the first failure to arrive)`);
+  return lines.join('\n');
 }
 
 export type GroupWord = 'batch' | 'result';

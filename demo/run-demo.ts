@@ -1,10 +1,10 @@
 // Runs the simulated job with slow start and records what happened, task by task.
 import { performance } from 'node:perf_hooks';
-import { isSlowStartBatchError, slowStart } from '../src/index.js';
-import type { TaskContext, TaskFactory } from '../src/index.js';
-import type { DemoOptions, Pacing } from './args.js';
-import type { RunRecord, TaskRecord } from './run-record.js';
-import { createSimulatedApi, seededRandom } from './simulated-api.js';
+import { isSlowStartBatchError, retryAfter, slowStart } from '../src/index.js';
+import type { RetryOptions, TaskContext, TaskFactory } from '../src/index.js';
+import type { DemoOptions, Pacing, RetryDemoOptions } from './args.js';
+import type { PauseRecord, RunRecord, TaskRecord } from './run-record.js';
+import { createSimulatedApi, is429, seededRandom } from './simulated-api.js';
 import type { CallResult } from './simulated-api.js';
 
 /** One settled batch, successful or not. */
@@ -37,6 +37,14 @@ export interface DemoSummary {
   elapsedMs: number;
   /** Why the run stopped early, if it did (the first failure in time). */
   cause?: unknown;
+  /** Calls answered 429 (over the quota, or over the rate with `--retry`). */
+  throttled: number;
+  /** Calls that were a retry of a task (attempt 2 or later). */
+  retries: number;
+  /** The pauses after throttles, with the drops of the pace (with `--retry`). */
+  pauses: PauseRecord[];
+  /** From the start of the run to the end of its last call, in ms. */
+  makespanMs: number;
 }
 
 export interface DemoResult {
@@ -50,36 +58,74 @@ export interface DemoListener {
   onTaskStart?(task: { index: number; batch: number; startMs: number }): void;
   onTaskSettled?(task: TaskRecord): void;
   onBatchSettled?(batch: BatchReport): void;
+  /** With `--retry`: a pause after a throttle has ended (the next call is starting). */
+  onPause?(pause: PauseRecord): void;
 }
 
 /** The options of one run: with `--pacing both`, the demo makes one run per pacing. */
 export type RunOptions = Omit<DemoOptions, 'pacing'> & { pacing: Pacing };
 
+/**
+ * The backoff before retry `attempt`: 250 ms, doubling, at most 8 s. The library's default has a
+ * random jitter; a fixed one lets a seed repeat a run. The server's Retry-After (whole seconds) is
+ * longer anyway, and the pause is the longer of the two.
+ */
+export function demoBackoffMs(attempt: number): number {
+  return Math.min(8000, 250 * 2 ** (attempt - 1));
+}
+
+/** The `retry` option the demo passes with `--retry`: 429s are throttles, with the server's Retry-After. */
+export function demoRetryOptions(retry: RetryDemoOptions): RetryOptions {
+  return {
+    when: (error) => (is429(error) ? (retryAfter(error) ?? true) : false),
+    maxAttempts: retry.attempts,
+    delay: demoBackoffMs,
+  };
+}
+
 export function runDemo(options: RunOptions, listener: DemoListener = {}): Promise<DemoResult> {
+  const startedAt = performance.now();
+  const elapsed = () => performance.now() - startedAt;
+  const { retry } = options;
   const api = createSimulatedApi({
-    quota: options.quota,
+    // With --retry the API limits the rate instead of having a quota.
+    quota: retry === undefined ? options.quota : Infinity,
     latencyMs: options.latency,
     random: seededRandom(options.seed),
     ...(options.spread === undefined ? {} : { spread: options.spread }),
+    ...(retry === undefined ? {} : { rateLimit: { perSecond: retry.rate, burst: retry.burst }, now: elapsed }),
   });
-  const startedAt = performance.now();
-  const elapsed = () => performance.now() - startedAt;
 
-  // Indexed by TaskContext.index; filled in as factories are called.
-  const tasks: (TaskRecord | undefined)[] = [];
+  // Indexed by TaskContext.index, one entry per try; filled in as factories are called.
+  const tasks: (TaskRecord[] | undefined)[] = [];
   const batches: BatchReport[] = [];
+  const pauses: PauseRecord[] = [];
+  // What the demo sees of the pace (§10): a throttle drops it unless it dropped since that call started.
+  let drops = 0;
+  let inFlight = 0;
+  let pause: PauseRecord | undefined;
 
   // Each factory is only called when slow start decides to run its task: the array itself
   // costs nothing, which is what lets slow start skip the tail after a failure.
   const factories: TaskFactory<CallResult>[] = Array.from(
     { length: options.tasks },
     () =>
-      async ({ index, batch, signal }: TaskContext): Promise<CallResult> => {
+      async ({ index, batch, signal, attempt }: TaskContext): Promise<CallResult> => {
         const startMs = elapsed();
+        if (pause !== undefined) {
+          // The first call after a throttle ends the pause.
+          pause.endMs = startMs;
+          pauses.push(pause);
+          listener.onPause?.(pause);
+          pause = undefined;
+        }
+        const dropsAtStart = drops;
+        inFlight++;
         listener.onTaskStart?.({ index, batch, startMs });
         const settle = (outcome: TaskRecord['outcome']) => {
-          const task: TaskRecord = { index, batch, startMs, endMs: elapsed(), outcome };
-          tasks[index] = task;
+          const task: TaskRecord = { index, batch, startMs, endMs: elapsed(), outcome, attempt };
+          (tasks[index] ??= []).push(task);
+          inFlight--;
           listener.onTaskSettled?.(task);
         };
         try {
@@ -89,14 +135,32 @@ export function runDemo(options: RunOptions, listener: DemoListener = {}): Promi
           settle('succeeded');
           return result;
         } catch (error) {
-          settle('failed');
+          if (retry !== undefined && is429(error) && attempt < retry.attempts) {
+            noteThrottle(error, dropsAtStart);
+            settle('throttled');
+          } else {
+            settle('failed');
+          }
           throw error;
         }
       },
   );
 
+  function noteThrottle(error: unknown, dropsAtStart: number): void {
+    const atMs = elapsed();
+    pause ??= { startMs: atMs, endMs: atMs, throttles: 0, retryAfterMs: 0 };
+    pause.throttles++;
+    pause.retryAfterMs = Math.max(pause.retryAfterMs, retryAfter(error) ?? 0);
+    if (dropsAtStart === drops) {
+      drops++;
+      // The library's rule (§10): half of what was in flight, at least the initial size, at most the maximum.
+      const threshold = Math.min(options.max, Math.max(options.initial, Math.floor(inFlight / 2)));
+      pause.drop ??= { atMs, inFlight, threshold };
+    }
+  }
+
   const batchTiming = (startIndex: number, size: number) => {
-    const own = tasks.slice(startIndex, startIndex + size).filter((task) => task !== undefined);
+    const own = tasks.slice(startIndex, startIndex + size).flatMap((tries) => tries ?? []);
     return {
       startMs: Math.min(...own.map((task) => task.startMs)),
       endMs: Math.max(...own.map((task) => task.endMs)),
@@ -104,7 +168,7 @@ export function runDemo(options: RunOptions, listener: DemoListener = {}): Promi
   };
 
   const finish = (cause: unknown, succeeded: number, skipped: number): DemoResult => {
-    const invoked = tasks.filter((task) => task !== undefined);
+    const invoked = tasks.flatMap((tries) => tries ?? []);
     const summary: DemoSummary = {
       totalTasks: options.tasks,
       succeeded,
@@ -115,6 +179,10 @@ export function runDemo(options: RunOptions, listener: DemoListener = {}): Promi
       failedWithoutSlowStart: Math.max(0, options.tasks - options.quota),
       elapsedMs: elapsed(),
       ...(cause === undefined ? {} : { cause }),
+      throttled: api.callsRejected,
+      retries: invoked.filter((task) => (task.attempt ?? 1) > 1).length,
+      pauses,
+      makespanMs: Math.max(0, ...invoked.map((task) => task.endMs)),
     };
     const record: RunRecord = {
       pacing: options.pacing,
@@ -122,6 +190,7 @@ export function runDemo(options: RunOptions, listener: DemoListener = {}): Promi
       tasks: invoked,
       skipped,
       subtitle: describeSettings(options),
+      ...(retry === undefined ? {} : { pauses }),
     };
     return { summary, batches, record };
   };
@@ -131,6 +200,7 @@ export function runDemo(options: RunOptions, listener: DemoListener = {}): Promi
       initialBatchSize: options.initial,
       maxBatchSize: options.max,
       pacing: options.pacing,
+      ...(retry === undefined ? {} : { retry: demoRetryOptions(retry) }),
     }).subscribe({
       next: (result) => {
         const report: BatchReport = {
@@ -153,6 +223,7 @@ export function runDemo(options: RunOptions, listener: DemoListener = {}): Promi
           return;
         }
         const failed = error.results.filter((outcome) => outcome.status === 'rejected').length;
+        pause = undefined; // a run that stops starts nothing more: a pause in progress has no end
         const report: BatchReport = {
           batch: error.batch,
           startIndex: error.startIndex,
@@ -172,7 +243,10 @@ export function runDemo(options: RunOptions, listener: DemoListener = {}): Promi
 }
 
 export function describeSettings(
-  options: Pick<DemoOptions, 'tasks' | 'quota' | 'initial' | 'max' | 'latency' | 'spread' | 'seed'> & { pacing: string },
+  options: Pick<DemoOptions, 'tasks' | 'quota' | 'initial' | 'max' | 'latency' | 'spread' | 'seed'> & {
+    pacing: string;
+    retry?: RetryDemoOptions | undefined;
+  },
 ): string {
   const max = options.max === Infinity ? 'no max batch' : `max batch ${options.max}`;
   // Batch pacing and uniform latencies are the defaults, and are left unsaid.
@@ -182,7 +256,12 @@ export function describeSettings(
       ? `latency ~${options.latency} ms`
       : `log-normal latency (median ${options.latency} ms, σ ${options.spread})`;
   return (
-    `${pacing}${options.tasks} tasks, quota ${options.quota} calls, initial batch ${options.initial}, ${max}, ` +
-    `${latency}, seed ${options.seed}`
+    `${pacing}${options.tasks} tasks, ${limit(options)}, initial batch ${options.initial}, ${max}, ` + `${latency}, seed ${options.seed}`
   );
+}
+
+function limit(options: { quota: number; retry?: RetryDemoOptions | undefined }): string {
+  const { retry } = options;
+  if (retry === undefined) return `quota ${options.quota} calls`;
+  return `rate limit ${retry.rate}/s (burst ${retry.burst}), retry up to ${retry.attempts} tries`;
 }

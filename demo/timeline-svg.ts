@@ -1,7 +1,9 @@
 // Draws a run as a timeline: one bar per invoked task, from its start to its end, rows grouped by
 // batch (or, in window pacing, by the result that reports the task). A pure function from data to text, with no dependencies, so the picture can be
 // committed, diffed and viewed anywhere an <img> works (GitHub renders it in the README).
-import type { RunRecord, TaskRecord } from './run-record.js';
+// With --retry, every try of a task shares its row: a throttled try in orange, the retry in blue,
+// and the pauses after throttles are shaded bands across the plot, with the drops of the pace marked.
+import type { PauseRecord, RunRecord, TaskRecord } from './run-record.js';
 
 const WIDTH = 880;
 const MARGIN_LEFT = 130; // room for the batch labels
@@ -18,6 +20,10 @@ const LABEL_MIN_SPACING = 13;
 const COLOURS = {
   succeeded: '#2f9e44',
   failed: '#e03131',
+  throttled: '#f08c00',
+  retried: '#1c7ed6',
+  pause: '#fd7e14',
+  drop: '#a14a00',
   failMark: '#8b1a1a',
   band: '#f1f3f5',
   grid: '#dee2e6',
@@ -71,8 +77,20 @@ function timeExtent(tasks: readonly TaskRecord[]): number {
 }
 
 function defaultTitle(record: RunRecord): string {
+  if (record.pauses !== undefined) return retryTitle(record, record.pauses);
   const failed = record.tasks.filter((task) => task.outcome === 'failed').length;
   return `Slow start: ${record.tasks.length} of ${record.totalTasks} tasks called, ${failed} failed, ${record.skipped} skipped`;
+}
+
+function retryTitle(record: RunRecord, pauses: readonly PauseRecord[]): string {
+  const count = (outcome: TaskRecord['outcome']) => record.tasks.filter((task) => task.outcome === outcome).length;
+  const done = new Set(record.tasks.filter((task) => task.outcome === 'succeeded').map((task) => task.index)).size;
+  const failed = count('failed');
+  return (
+    `Slow start with retry: ${done} of ${record.totalTasks} tasks done in ${(makespanMs(record) / 1000).toFixed(1)} s, ` +
+    `${count('throttled')} throttled, ${pauses.length} ${pauses.length === 1 ? 'pause' : 'pauses'}` +
+    (failed === 0 ? '' : `, ${failed} failed`)
+  );
 }
 
 function comparisonTitle(label: string, record: RunRecord): string {
@@ -97,14 +115,16 @@ function document(height: number, title: string, body: string[]): string {
 
 /** The picture of one run, from y = 0, on a time axis reaching at least `extentMs`. */
 function renderPanel(record: RunRecord, title: string, extentMs: number): { parts: string[]; height: number } {
-  const tasks = [...record.tasks].sort((a, b) => a.index - b.index);
+  const tasks = [...record.tasks].sort((a, b) => a.index - b.index || (a.attempt ?? 1) - (b.attempt ?? 1));
   const groups = groupByBatch(tasks);
   const word = record.pacing === 'window' ? 'result' : 'batch';
+  // One row per task: its retries share the row of its first try.
+  const rowCount = groups.reduce((sum, group) => sum + group.rows.length, 0);
 
-  const rowHeight = Math.max(1, Math.min(MAX_ROW, PLOT_HEIGHT_BUDGET / Math.max(1, tasks.length)));
+  const rowHeight = Math.max(1, Math.min(MAX_ROW, PLOT_HEIGHT_BUDGET / Math.max(1, rowCount)));
   const barHeight = Math.max(1, rowHeight * 0.7);
   // Half a gap above the first batch and below the last, so that every band stays inside the plot.
-  const plotHeight = (tasks.length * rowHeight || MAX_ROW) + groups.length * GROUP_GAP;
+  const plotHeight = (rowCount * rowHeight || MAX_ROW) + groups.length * GROUP_GAP;
   const height = PLOT_TOP + plotHeight + AXIS_HEIGHT + FOOTER_HEIGHT;
 
   const plotRight = WIDTH - MARGIN_RIGHT;
@@ -114,14 +134,14 @@ function renderPanel(record: RunRecord, title: string, extentMs: number): { part
   const x = (ms: number) => MARGIN_LEFT + (ms / domainEnd) * (plotRight - MARGIN_LEFT);
 
   const succeeded = tasks.filter((task) => task.outcome === 'succeeded').length;
-  const failed = tasks.length - succeeded;
+  const failed = tasks.filter((task) => task.outcome === 'failed').length;
 
   const out: string[] = [];
   out.push(
     `<text x="16" y="28" font-size="17" font-weight="600" fill="${COLOURS.text}">${escapeXml(title)}</text>`,
     `<text x="16" y="48" font-size="12" fill="${COLOURS.muted}">${escapeXml(record.subtitle)}</text>`,
   );
-  out.push(...legend(succeeded, failed, record.skipped));
+  out.push(...(record.pauses === undefined ? legend(succeeded, failed, record.skipped) : retryLegend(tasks, record.pauses)));
 
   // Vertical grid lines first, so that bars are drawn over them.
   for (const tick of ticks) {
@@ -131,7 +151,7 @@ function renderPanel(record: RunRecord, title: string, extentMs: number): { part
   let y = PLOT_TOP + GROUP_GAP / 2;
   let lastLabelY = -Infinity;
   for (const [position, group] of groups.entries()) {
-    const groupHeight = group.tasks.length * rowHeight;
+    const groupHeight = group.rows.length * rowHeight;
     out.push(`<g class="batch" data-batch="${group.batch}">`);
     if (position % 2 === 0) {
       // Alternate bands make neighbouring batches easy to tell apart when rows are thin.
@@ -142,13 +162,15 @@ function renderPanel(record: RunRecord, title: string, extentMs: number): { part
       out.push(...batchLabel(group, labelY, groupHeight, word));
       lastLabelY = labelY;
     }
-    for (const [row, task] of group.tasks.entries()) {
+    for (const [row, tries] of group.rows.entries()) {
       const top = y + row * rowHeight + (rowHeight - barHeight) / 2;
-      out.push(...bar(task, x, top, barHeight, word));
+      for (const task of tries) out.push(...bar(task, x, top, barHeight, word));
     }
     out.push('</g>');
     y += groupHeight + GROUP_GAP;
   }
+  // Over the bars, half transparent: no call starts during a pause, but calls in flight run on.
+  for (const pause of record.pauses ?? []) out.push(...pauseBand(pause, x, plotBottom));
   if (tasks.length === 0) {
     out.push(text(MARGIN_LEFT + 8, PLOT_TOP + 11, 'No task was called.', 12, COLOURS.muted));
   }
@@ -159,28 +181,73 @@ function renderPanel(record: RunRecord, title: string, extentMs: number): { part
 
 interface BatchGroup {
   batch: number;
-  tasks: TaskRecord[];
+  /** One row per task, in the order of `index`: its tries, in the order of `attempt`. */
+  rows: TaskRecord[][];
 }
 
+/** `tasks` sorted by index, then attempt. */
 function groupByBatch(tasks: TaskRecord[]): BatchGroup[] {
-  const groups = new Map<number, TaskRecord[]>();
+  const groups = new Map<number, Map<number, TaskRecord[]>>();
   for (const task of tasks) {
-    const group = groups.get(task.batch) ?? [];
-    group.push(task);
-    groups.set(task.batch, group);
+    const rows = groups.get(task.batch) ?? new Map<number, TaskRecord[]>();
+    rows.set(task.index, [...(rows.get(task.index) ?? []), task]);
+    groups.set(task.batch, rows);
   }
-  return [...groups.entries()].sort(([a], [b]) => a - b).map(([batch, groupTasks]) => ({ batch, tasks: groupTasks }));
+  return [...groups.entries()].sort(([a], [b]) => a - b).map(([batch, rows]) => ({ batch, rows: [...rows.values()] }));
+}
+
+/** A try's class and colour: a successful retry is told apart from a first try. */
+function look(task: TaskRecord): { kind: string; fill: string } {
+  if (task.outcome === 'succeeded' && (task.attempt ?? 1) > 1) return { kind: 'succeeded retried', fill: COLOURS.retried };
+  return { kind: task.outcome, fill: COLOURS[task.outcome] };
+}
+
+function pauseBand(pause: PauseRecord, x: (ms: number) => number, plotBottom: number): string[] {
+  const left = x(pause.startMs);
+  const width = Math.max(1, x(pause.endMs) - left);
+  const tooltip =
+    `pause ${Math.round(pause.startMs)}-${Math.round(pause.endMs)} ms: ${pause.throttles} throttled, Retry-After ${pause.retryAfterMs / 1000} s` +
+    (pause.drop === undefined ? '' : `; pace dropped, ${pause.drop.inFlight} in flight, threshold ${pause.drop.threshold}`);
+  const parts = [
+    `<rect class="pause" x="${fmt(left)}" y="${fmt(PLOT_TOP)}" width="${fmt(width)}" height="${fmt(plotBottom - PLOT_TOP)}" ` +
+      `fill="${COLOURS.pause}" fill-opacity="0.16"><title>${escapeXml(tooltip)}</title></rect>`,
+  ];
+  if (width >= 40) {
+    parts.push(
+      text(
+        left + width / 2,
+        PLOT_TOP - 5,
+        `pause ${(pause.endMs - pause.startMs) / 1000 >= 10 ? Math.round((pause.endMs - pause.startMs) / 1000) : ((pause.endMs - pause.startMs) / 1000).toFixed(1)} s`,
+        10,
+        COLOURS.drop,
+        'middle',
+      ),
+    );
+  }
+  if (pause.drop !== undefined) {
+    const dropX = x(pause.drop.atMs);
+    parts.push(
+      `<line class="drop" x1="${fmt(dropX)}" y1="${fmt(PLOT_TOP)}" x2="${fmt(dropX)}" y2="${fmt(plotBottom)}" ` +
+        `stroke="${COLOURS.drop}" stroke-width="1.2" stroke-dasharray="4 3"/>`,
+    );
+  }
+  return parts;
 }
 
 function bar(task: TaskRecord, x: (ms: number) => number, top: number, height: number, word: string): string[] {
   const left = x(task.startMs);
   // A task that settles within the same millisecond still gets a visible sliver.
   const width = Math.max(1.5, x(task.endMs) - left);
+  const attempt = task.attempt ?? 1;
+  const outcome = task.outcome === 'throttled' ? 'throttled (429)' : task.outcome;
   const tooltip =
-    `task ${task.index}, ${word} ${task.batch}: ${task.outcome}, ` + `${Math.round(task.startMs)}-${Math.round(task.endMs)} ms`;
+    `task ${task.index}${attempt > 1 ? ` (try ${attempt})` : ''}, ${word} ${task.batch}: ${outcome}, ` +
+    `${Math.round(task.startMs)}-${Math.round(task.endMs)} ms`;
+  const { kind, fill } = look(task);
+  const attemptAttr = task.attempt === undefined ? '' : ` data-attempt="${task.attempt}"`;
   const parts = [
-    `<rect class="bar ${task.outcome}" data-index="${task.index}" x="${fmt(left)}" y="${fmt(top)}" ` +
-      `width="${fmt(width)}" height="${fmt(height)}" fill="${COLOURS[task.outcome]}">` +
+    `<rect class="bar ${kind}" data-index="${task.index}"${attemptAttr} x="${fmt(left)}" y="${fmt(top)}" ` +
+      `width="${fmt(width)}" height="${fmt(height)}" fill="${fill}">` +
       `<title>${escapeXml(tooltip)}</title></rect>`,
   ];
   if (task.outcome === 'failed') {
@@ -202,8 +269,8 @@ function cross(cx: number, cy: number, half: number, index?: number): string {
 }
 
 function batchLabel(group: BatchGroup, centreY: number, groupHeight: number, word: string): string[] {
-  const first = group.tasks[0].index;
-  const last = group.tasks[group.tasks.length - 1].index;
+  const first = group.rows[0][0].index;
+  const last = group.rows[group.rows.length - 1][0].index;
   const range = first === last ? `task ${first}` : `tasks ${first}-${last}`;
   const labelX = MARGIN_LEFT - 10;
   if (groupHeight >= 28) {
@@ -230,6 +297,30 @@ function legend(succeeded: number, failed: number, skipped: number): string[] {
     text(182, y, `failed (${failed})`, 12, COLOURS.text),
     text(280, y, `skipped, never called: ${skipped}`, 12, COLOURS.text),
   ];
+}
+
+function retryLegend(tasks: readonly TaskRecord[], pauses: readonly PauseRecord[]): string[] {
+  const y = 70;
+  const count = (predicate: (task: TaskRecord) => boolean) => tasks.filter(predicate).length;
+  const first = count((task) => task.outcome === 'succeeded' && (task.attempt ?? 1) === 1);
+  const retried = count((task) => task.outcome === 'succeeded' && (task.attempt ?? 1) > 1);
+  const throttled = count((task) => task.outcome === 'throttled');
+  const failed = count((task) => task.outcome === 'failed');
+  const drops = pauses.filter((pause) => pause.drop !== undefined).length;
+  const parts = [
+    rect(16, y - 9, 14, 10, COLOURS.succeeded),
+    text(36, y, `first try ok (${first})`, 12, COLOURS.text),
+    rect(150, y - 9, 14, 10, COLOURS.throttled),
+    text(170, y, `429, tried again (${throttled})`, 12, COLOURS.text),
+    rect(310, y - 9, 14, 10, COLOURS.retried),
+    text(330, y, `retry ok (${retried})`, 12, COLOURS.text),
+    `<rect x="430" y="${y - 11}" width="14" height="14" fill="${COLOURS.pause}" fill-opacity="0.16"/>`,
+    text(450, y, `pause, no call starts (${pauses.length})`, 12, COLOURS.text),
+    `<line x1="610" y1="${y - 11}" x2="610" y2="${y + 3}" stroke="${COLOURS.drop}" stroke-width="1.2" stroke-dasharray="4 3"/>`,
+    text(618, y, `pace dropped (${drops})`, 12, COLOURS.text),
+  ];
+  if (failed > 0) parts.push(rect(740, y - 9, 14, 10, COLOURS.failed), text(760, y, `failed (${failed})`, 12, COLOURS.text));
+  return parts;
 }
 
 function axis(ticks: number[], x: (ms: number) => number, y: number, plotRight: number): string[] {

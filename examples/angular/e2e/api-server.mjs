@@ -4,6 +4,7 @@
 //   409 Conflict   for an item that exists (some exist before the first request);
 //   429 Too Many Requests with Retry-After, once the quota of requests is used up. The quota fills
 //                  again Retry-After seconds after the first refusal.
+//   500 Internal Server Error, the first time an item of `failing` is asked for (a real failure).
 // Every request is recorded, including those the browser aborts before the answer (Cancel): the
 // test reads `server.stats()`. Anything else is served from `staticDir` (the built app), if given.
 import { createServer } from 'node:http';
@@ -27,6 +28,7 @@ const contentTypes = {
  * @param {number} [options.retryAfterSeconds] how long the quota stays used up after the first 429
  * @param {[number, number]} [options.latencyMs] each answer takes between these many ms
  * @param {string[]} [options.existing] names of items that exist before the first request
+ * @param {string[]} [options.failing] names of items whose first request is answered with 500
  */
 export async function startApiServer({
   port = 0,
@@ -35,7 +37,9 @@ export async function startApiServer({
   retryAfterSeconds = 1,
   latencyMs = [120, 260],
   existing = ['item-05', 'item-12'],
+  failing = ['item-31'],
 } = {}) {
+  const failOnce = new Set(failing);
   /** name -> id */
   const items = new Map(existing.map((name, i) => [name, `existing-${i + 1}`]));
   let tokens = quota;
@@ -75,6 +79,10 @@ export async function startApiServer({
     } finally {
       open--;
     }
+    if (failOnce.delete(name)) {
+      record.answer = 500;
+      return send(response, 500, { message: `${name} could not be stored` });
+    }
     if (items.has(name)) {
       record.answer = 409;
       return send(response, 409, { message: `${name} exists` });
@@ -108,6 +116,8 @@ export async function startApiServer({
     /** What the server has seen so far. */
     stats() {
       const count = (answer) => requests.filter((request) => request.answer === answer).length;
+      const refusedBefore = (request, index) =>
+        requests.slice(0, index).some((earlier) => earlier.name === request.name && earlier.answer === 429);
       return {
         requests: requests.length,
         open,
@@ -115,6 +125,9 @@ export async function startApiServer({
         created: count(201),
         conflicts: count(409),
         refused: count(429),
+        /** Requests for an item that was refused (429) before: the client's retries. */
+        retried: requests.filter(refusedBefore).length,
+        failed: count(500),
         aborted: count('aborted') - open, // the open ones are not aborted (yet)
         quotaFillsAt: refillAt,
         log: requests.map((request) => ({ ...request })),
@@ -152,7 +165,9 @@ if (import.meta.filename === process.argv[1]) {
   const port = Number(process.argv[2] ?? 4300);
   const minutes = Number(process.argv[3] ?? 30);
   const server = await startApiServer({ port });
-  console.log(`fake items API on ${server.url}/api/items for ${minutes} minutes (quota 19 requests, then 429 for 1 s)`);
+  console.log(
+    `fake items API on ${server.url}/api/items for ${minutes} minutes (quota 19 requests, then 429 for 1 s; 500 once for item-31)`,
+  );
   await sleep(minutes * 60_000);
   await server.close();
 }

@@ -1,10 +1,13 @@
 // End-to-end: the built app (dist/, from `ng build`) served with the fake API (api-server.mjs), driven
 // in headless Chromium by playwright-core. One user's story, checked on the page and on the server:
 //   1. Create 32 items: the batches ramp 1, 2, 4, 6, 6, 6; the quota (19 requests) runs out in the
-//      sixth batch, whose 6 requests are refused with 429 and Retry-After. The run stops there.
-//   2. Back off: wait for the Retry-After, then Resume. In the 4th batch, with 6 requests on the wire,
-//      Cancel: the server sees those requests aborted, and no request after them.
-//   3. Resume again: the run completes, every item exists once.
+//      sixth batch, whose 6 requests are refused with 429 and Retry-After: 1. They show as retrying,
+//      the run waits the second the server asked for and goes on by itself: the 6 go again in batches
+//      of 1, 2, 3 (the pace dropped), then the next batch of 4. With it on the wire, Cancel: the server
+//      sees those requests aborted, and no request after them.
+//   2. Resume: a batch of 1 again; item-31 is refused with 500, a real failure: the run stops after
+//      its batch and shows the error.
+//   3. Resume again: item-31 goes first, the run completes, every item exists once.
 // It saves a screenshot of the page at the end to ../../docs/angular-example.png, prints the timings,
 // and stops by itself: everything is closed after the story or after 120 s, whichever comes first.
 import assert from 'node:assert/strict';
@@ -67,50 +70,66 @@ try {
   const expectText = (locator, text) => locator.filter({ hasText: text }).waitFor({ timeout: 10_000 });
   phase('start (server, browser, page)');
 
-  // 1. Create: the ramp, then the quota.
+  // 1. Create: the ramp, the quota, the throttled requests retried after Retry-After, Cancel.
   await page.getByRole('button', { name: 'Create 32 items' }).click();
-  await expectText(status, 'failed');
+  await expectText(count('retrying'), '6');
   phase('run 1: ramp to the quota');
   assert.deepEqual(
     (await batchStates()).map((row) => row.length),
     [1, 2, 4, 6, 6, 6],
     'run 1 ramps 1, 2, 4, then 6 (maxBatchSize)',
   );
-  assert.deepEqual((await batchStates()).at(-1), Array(6).fill('failed'), 'the whole sixth batch is refused');
+  assert.deepEqual((await batchStates()).at(-1), Array(6).fill('retrying'), 'the whole sixth batch is throttled');
+  assert.equal(await status.textContent(), 'running', 'a throttle does not stop the run');
   assert.equal(await count('done').textContent(), '19 / 32');
-  assert.equal(await count('failed').textContent(), '6');
-  assert.equal(await count('skipped').textContent(), '7');
-  assert.equal(await count('retrying').textContent(), '0');
-  const alert = await page.getByRole('alert').textContent();
-  assert.match(alert ?? '', /^HTTP 429: Quota of 19 requests used up\. The server asks to wait 1 s before trying again \(Retry-After\)\.$/);
+  assert.equal(await count('failed').textContent(), '0');
+  assert.equal(await page.getByRole('alert').count(), 0);
+  assert.ok(await page.getByRole('button', { name: 'Resume' }).isDisabled(), 'nothing to resume');
   let stats = server.stats();
   assert.equal(stats.maxOpen, 6, 'at most 6 requests at once, and 6 reached');
   assert.deepEqual([stats.created, stats.conflicts, stats.refused, stats.aborted], [17, 2, 6, 0]);
-
-  // 2. Back off as the server asked, resume, and cancel in the middle of a batch.
   const fillsAt = stats.quotaFillsAt;
   assert.ok(fillsAt !== undefined);
-  await sleep(Math.max(0, fillsAt - Date.now()) + 50);
-  phase('back off (Retry-After)');
-  await page.getByRole('button', { name: 'Resume' }).click();
-  await until('the 4th batch of run 2 on the wire', () => server.stats().open === 6);
+
+  // No click: the run sends the 6 again (1, 2, 3), then the next batch of 4; Cancel with it on the wire.
+  await until('the first batch after the throttle on the wire', () => server.stats().requests === 35 && server.stats().open === 4);
+  phase('run 1: retries after Retry-After');
+  stats = server.stats();
+  const retries = stats.log.slice(25);
+  assert.ok(
+    retries.slice(0, 6).every((request) => request.at >= fillsAt),
+    'no request before the time the server asked for',
+  );
+  assert.equal(stats.retried, 6, 'each throttled item sent again once');
+  assert.deepEqual(
+    (await batchStates()).slice(5).map((row) => row.length),
+    [12, 4],
+    'the retried requests join their batch, and the next batch is smaller: the pace dropped',
+  );
+  assert.deepEqual((await batchStates())[5].slice(6), Array(6).fill('created'), 'every throttled item created on its retry');
   const beforeCancel = server.stats().requests;
   await page.getByRole('button', { name: 'Cancel' }).click();
   await expectText(status, 'cancelled');
   await until('the server to see the aborts', () => server.stats().open === 0, 2_000);
-  phase('run 2: resume, cancel mid-batch');
+  phase('run 1: cancel mid-batch');
   const cancelledCells = (await batchStates()).flat().filter((state) => state === 'cancelled').length;
   stats = server.stats();
   assert.ok(cancelledCells >= 1, 'Cancel caught requests in flight');
   assert.equal(stats.aborted, cancelledCells, 'the server saw every cancelled request aborted');
   assert.equal(stats.requests, beforeCancel, 'no request after Cancel');
-  assert.deepEqual(
-    (await batchStates()).slice(6).map((row) => row.length),
-    [1, 2, 4, 6],
-    'run 2 ramps from 1 again',
-  );
   await sleep(200);
   assert.equal(server.stats().requests, beforeCancel, 'still no request after Cancel');
+
+  // 2. Resume: slow start from 1 again, until a real failure stops the run.
+  const rowsBefore = await rows.count();
+  await page.getByRole('button', { name: 'Resume' }).click();
+  await expectText(status, 'failed');
+  phase('run 2: resume to a 500');
+  assert.equal((await batchStates())[rowsBefore].length, 1, 'run 2 starts with a batch of 1');
+  assert.match((await page.getByRole('alert').textContent()) ?? '', /^HTTP 500: item-31 could not be stored\.$/);
+  assert.equal(await count('done').textContent(), '31 / 32');
+  assert.equal(await count('failed').textContent(), '1');
+  assert.equal(await count('retrying').textContent(), '0');
 
   // 3. Resume again: the rest completes.
   await page.getByRole('button', { name: 'Resume' }).click();
@@ -119,12 +138,14 @@ try {
   assert.equal(await count('done').textContent(), '32 / 32');
   assert.equal(await count('failed').textContent(), '0');
   assert.equal(await count('skipped').textContent(), '0');
+  assert.equal(await count('retrying').textContent(), '0');
   assert.equal(await page.getByRole('alert').count(), 0);
   stats = server.stats();
   const createdNames = stats.log.filter((request) => request.answer === 201).map((request) => request.name);
   assert.equal(new Set(createdNames).size, createdNames.length, 'no item was created twice');
   assert.equal(stats.items.size, 32, 'every item exists on the server');
   assert.equal(stats.refused, 6, 'the quota was hit once');
+  assert.equal(stats.failed, 1, 'one real failure');
   assert.deepEqual(pageErrors, []);
 
   mkdirSync(join(here, '../../../docs'), { recursive: true });
@@ -134,7 +155,8 @@ try {
   console.log(`e2e: passed in ${Date.now() - started} ms: ${timings.join(', ')}`);
   console.log(
     `e2e: server saw ${stats.requests} requests: ${stats.created} created, ${stats.conflicts} conflicts (409), ` +
-      `${stats.refused} refused (429), ${stats.aborted} aborted; batches ${rowSizes}; screenshot ${screenshot}`,
+      `${stats.refused} refused (429), ${stats.retried} retried, ${stats.failed} failed (500), ${stats.aborted} aborted; ` +
+      `batches ${rowSizes}; screenshot ${screenshot}`,
   );
 } finally {
   clearTimeout(deadline);

@@ -9,8 +9,9 @@ import { BulkCreatePanel } from './bulk-create-panel';
     <main>
       <h1>Bulk create with slow start</h1>
       <p>
-        Requests go out in batches of 1, 2, 4, then 6 at a time, each batch after the previous one succeeded. A refused request stops the
-        run after its batch; Resume goes on from there.
+        Requests go out in batches of 1, 2, 4, then 6 at a time, each batch after the previous one succeeded. A throttled request (429) is
+        sent again after the server's Retry-After, and the batches ramp up again from 1. Any other refusal stops the run after its batch;
+        Resume goes on from there.
       </p>
       <app-bulk-create-panel [count]="count" />
     </main>

@@ -1,8 +1,8 @@
 import { Component } from '@angular/core';
-import { provideHttpClient } from '@angular/common/http';
+import { HttpErrorResponse, HttpHeaders, provideHttpClient } from '@angular/common/http';
 import { HttpTestingController, TestRequest, provideHttpClientTesting } from '@angular/common/http/testing';
 import { type ComponentFixture, TestBed } from '@angular/core/testing';
-import { BulkCreatePanel } from './bulk-create-panel';
+import { BulkCreatePanel, describeError } from './bulk-create-panel';
 import { ItemBulkCreator, type NewItem } from './bulk-create.service';
 
 /** The panel with a service of its own: `providers` scopes the service (and its run) to this component. */
@@ -70,10 +70,7 @@ describe('BulkCreatePanel', () => {
     sentNow().forEach(respondCreated);
     const [second, third] = sentNow();
     respondCreated(second);
-    third.flush(
-      { message: 'Quota of 2 requests used up' },
-      { status: 429, statusText: 'Too Many Requests', headers: { 'Retry-After': '3' } },
-    );
+    third.flush({ message: 'item-3 is not allowed' }, { status: 403, statusText: 'Forbidden' });
     await fixture.whenStable();
 
     expect(cellStates(fixture)).toEqual([['created'], ['created', 'failed']]);
@@ -82,9 +79,7 @@ describe('BulkCreatePanel', () => {
     expect(count(fixture, 'skipped')).toBe('4');
     expect(count(fixture, 'retrying')).toBe('0');
     expect(element(fixture).querySelector('progress')?.value).toBe(2);
-    expect(element(fixture).querySelector('[role="alert"]')?.textContent.trim()).toBe(
-      'HTTP 429: Quota of 2 requests used up. The server asks to wait 3 s before trying again (Retry-After).',
-    );
+    expect(element(fixture).querySelector('[role="alert"]')?.textContent.trim()).toBe('HTTP 403: item-3 is not allowed.');
     expect(button(fixture, 'Resume').disabled).toBe(false);
 
     button(fixture, 'Resume').click();
@@ -95,6 +90,55 @@ describe('BulkCreatePanel', () => {
     expect(cellStates(fixture)).toEqual([['created'], ['created', 'failed'], ['created'], ['created', 'created'], ['created', 'created']]);
     expect(count(fixture, 'done')).toBe('7 / 7');
     expect(element(fixture).querySelector('[data-status]')?.textContent).toBe('completed');
+  });
+
+  it('shows a throttled request as retrying, and the run goes on by itself after Retry-After', async () => {
+    const fixture = await render(3);
+    button(fixture, 'Create').click();
+    sentNow().forEach(respondCreated);
+    const [second, third] = sentNow();
+    second.flush({ message: 'Quota used up' }, { status: 429, statusText: 'Too Many Requests', headers: { 'Retry-After': '1' } });
+    respondCreated(third);
+    await fixture.whenStable();
+
+    expect(cellStates(fixture)).toEqual([['created'], ['retrying', 'created']]);
+    expect(count(fixture, 'retrying')).toBe('1');
+    expect(count(fixture, 'failed')).toBe('0');
+    expect(element(fixture).querySelector('[data-status]')?.textContent).toBe('running');
+    expect(element(fixture).querySelector('[role="alert"]')).toBeNull(); // not an error: nothing to resume
+    expect(button(fixture, 'Resume').disabled).toBe(true);
+    expect(sentNow()).toEqual([]);
+
+    // The server asked for 1 s; the retry goes out then, with no click.
+    const started = performance.now();
+    const retried = await vi.waitFor(
+      () => {
+        const sent = sentNow();
+        if (sent.length === 0) throw new Error('not sent yet');
+        return sent;
+      },
+      { timeout: 3_000, interval: 20 },
+    );
+    expect(performance.now() - started).toBeGreaterThan(900);
+    expect(retried.length).toBe(1);
+    respondCreated(retried[0]);
+    await fixture.whenStable();
+    expect(cellStates(fixture)).toEqual([['created'], ['retrying', 'created', 'created']]);
+    expect(count(fixture, 'done')).toBe('3 / 3');
+    expect(count(fixture, 'retrying')).toBe('0');
+    expect(element(fixture).querySelector('[data-status]')?.textContent).toBe('completed');
+  });
+
+  it('reads the Retry-After of an error that stopped the run (a throttle out of tries) in words', () => {
+    const error = new HttpErrorResponse({
+      status: 429,
+      statusText: 'Too Many Requests',
+      error: { message: 'Quota of 2 requests used up' },
+      headers: new HttpHeaders({ 'Retry-After': '3' }),
+    });
+    expect(describeError(error)).toBe(
+      'HTTP 429: Quota of 2 requests used up. The server asks to wait 3 s before trying again (Retry-After).',
+    );
   });
 
   it('Cancel aborts the requests in flight, and Resume sends the items again', async () => {

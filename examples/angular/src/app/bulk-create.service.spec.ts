@@ -23,6 +23,7 @@ describe('ItemBulkCreator', () => {
   afterEach(() => {
     // No request may be left unanswered or unexpected; the tests call it themselves at their end too.
     httpTesting.verify();
+    vi.useRealTimers();
   });
 
   const items = (count: number): NewItem[] => Array.from({ length: count }, (_, i) => ({ name: `item-${i}` }));
@@ -77,7 +78,69 @@ describe('ItemBulkCreator', () => {
     httpTesting.verify();
   });
 
-  it('stops after a batch with a 429, reports exact counts, and resume() sends exactly the failed and skipped items', () => {
+  it('retries a 429 after its Retry-After, ahead of new items, with the pace dropped back to one request', () => {
+    vi.useFakeTimers(); // the pause is a timer of the library's scheduler
+    creator.create(items(20));
+    sentNow().forEach(respondCreated); // batch 0: item-0
+    sentNow().forEach(respondCreated); // batch 1: item-1, item-2
+
+    const third = sentNow(); // batch 2: item-3 .. item-6
+    respondCreated(third[0]);
+    third[1].flush({ message: 'Quota used up' }, { status: 429, statusText: 'Too Many Requests', headers: { 'Retry-After': '2' } });
+    respondError(third[2], 409, 'Conflict');
+    respondCreated(third[3]);
+
+    // A throttle is not a failure of the run: the item waits for its retry, nothing else is sent.
+    expect(creator.progress()).toEqual({ ...completed(20, 2), status: 'running', done: 6, retrying: 1 });
+    expect(creator.batches()[2].requests.map((request) => request.state)).toEqual(['created', 'retrying', 'existed', 'created']);
+    vi.advanceTimersByTime(1999);
+    expect(sentNow()).toEqual([]); // Retry-After: 2 s, and no request at all before
+
+    vi.advanceTimersByTime(1);
+    const [retried, ...others] = sentNow();
+    expect(others).toEqual([]); // a batch of one: the pace starts again from one request
+    expect(namesOf([retried])).toEqual(['item-4']); // the throttled item first, ahead of item-7
+    // The request sent again joins its batch's row; the item counts once.
+    expect(creator.batches()[2].requests.map((request) => request.state)).toEqual([
+      'created',
+      'retrying',
+      'existed',
+      'created',
+      'in-flight',
+    ]);
+    expect(creator.progress()).toMatchObject({ status: 'running', done: 6, retrying: 0 });
+    respondCreated(retried);
+
+    // Then slow start again, up to half of what was in flight, and one more request per batch above it.
+    const rest = createAll();
+    expect(rest.map((batch) => batch.length)).toEqual([2, 3, 4, 4]);
+    expect(rest.flat()).toEqual(
+      items(20)
+        .slice(7)
+        .map((item) => item.name),
+    );
+    expect(creator.progress()).toEqual(completed(20, 6));
+    httpTesting.verify();
+  });
+
+  it('stops a throttled item after 4 tries, as failed, with the last refusal as the error', () => {
+    vi.useFakeTimers();
+    creator.create(items(3));
+    for (let attempt = 1; attempt <= 4; attempt++) {
+      const [request, ...others] = sentNow();
+      expect(others).toEqual([]);
+      expect(namesOf([request])).toEqual(['item-0']);
+      request.flush({ message: 'Slow down' }, { status: 503, statusText: 'Service Unavailable' });
+      vi.advanceTimersByTime(30_000); // no Retry-After: the library's backoff
+    }
+
+    const { error, ...counts } = creator.progress();
+    expect(counts).toEqual({ status: 'failed', total: 3, done: 0, failed: 1, skipped: 2, retrying: 0, batch: 0 });
+    expect((error as HttpErrorResponse).status).toBe(503);
+    httpTesting.verify();
+  });
+
+  it('stops after a batch with a 500, reports exact counts, and resume() sends exactly the failed and skipped items', () => {
     creator.create(items(20));
     sentNow().forEach(respondCreated); // batch 0: item-0
     sentNow().forEach(respondCreated); // batch 1: item-1, item-2
@@ -85,7 +148,7 @@ describe('ItemBulkCreator', () => {
     const third = sentNow(); // batch 2: item-3 .. item-6
     expect(namesOf(third)).toEqual(['item-3', 'item-4', 'item-5', 'item-6']);
     respondCreated(third[0]);
-    respondError(third[1], 429, 'Too Many Requests');
+    respondError(third[1], 500, 'Internal Server Error');
     respondError(third[2], 409, 'Conflict');
     // The siblings of the failed request still run to the end, like Kubernetes' wg.Wait().
     expect(creator.progress().status).toBe('running');
@@ -102,8 +165,8 @@ describe('ItemBulkCreator', () => {
       batch: 2,
     });
     expect(error).toBeInstanceOf(HttpErrorResponse);
-    expect((error as HttpErrorResponse).status).toBe(429);
-    httpTesting.verify(); // no further request: the quota error cost 4 requests, not 17
+    expect((error as HttpErrorResponse).status).toBe(500);
+    httpTesting.verify(); // no further request: the failure cost 4 requests, not 17
 
     creator.resume();
     const resumedNames = createAll();
@@ -117,6 +180,25 @@ describe('ItemBulkCreator', () => {
     ]);
     expect(creator.progress()).toEqual(completed(20, 4));
     httpTesting.verify();
+  });
+
+  it('cancel() during the pause of a throttle sends nothing more; the throttled item counts as failed, and resume() sends it first', () => {
+    vi.useFakeTimers();
+    creator.create(items(4));
+    sentNow().forEach(respondCreated);
+    const [second, third] = sentNow();
+    second.flush({ message: 'Quota used up' }, { status: 429, statusText: 'Too Many Requests', headers: { 'Retry-After': '1' } });
+    respondCreated(third);
+    expect(creator.progress()).toMatchObject({ status: 'running', done: 2, retrying: 1 });
+
+    creator.cancel();
+    vi.advanceTimersByTime(60_000);
+    expect(sentNow()).toEqual([]); // the pause was cancelled with the run
+
+    expect(creator.progress()).toMatchObject({ status: 'cancelled', done: 2, failed: 1, skipped: 1, retrying: 0 });
+    creator.resume();
+    expect(createAll()).toEqual([['item-1'], ['item-3']]);
+    expect(creator.progress()).toEqual(completed(4, 1));
   });
 
   it('stops after the very first request when it is refused with 403', () => {

@@ -1,7 +1,7 @@
 import { HttpClient, HttpErrorResponse } from '@angular/common/http';
 import { DestroyRef, Injectable, computed, inject, signal } from '@angular/core';
 import { Subscription, catchError, map, of, tap, throwError } from 'rxjs';
-import { isSlowStartBatchError, slowStart, type SlowStartOptions, type TaskContext, type TaskFactory } from 'rxjs-slow-start';
+import { isSlowStartBatchError, retryAfter, slowStart, type SlowStartOptions, type TaskContext, type TaskFactory } from 'rxjs-slow-start';
 
 /** What the client sends to `POST /api/items`. */
 export interface NewItem {
@@ -22,8 +22,9 @@ export type CreateOutcome =
 export type BulkCreateStatus = 'idle' | 'running' | 'completed' | 'failed' | 'cancelled';
 
 /**
- * One request on the wire, as the batch view shows it. `retrying` is a failure the pace will retry
- * (a throttle, once `retry` is on); `cancelled` is a request aborted by `cancel()`.
+ * One request on the wire, as the batch view shows it. `retrying` is a throttle (429, 503, or no
+ * answer at all) that the run will send again after the pause; `cancelled` is a request aborted by
+ * `cancel()`.
  */
 export type RequestState = 'in-flight' | 'created' | 'existed' | 'failed' | 'retrying' | 'cancelled';
 
@@ -49,17 +50,20 @@ export interface BulkCreateProgress {
   total: number;
   /** Items the server now has: created, or already there (409). */
   done: number;
-  /** Items whose last request failed and will not be tried again in this run (403, 429, 500, network...). */
+  /** Items whose last request failed and will not be tried again in this run (403, 500, a throttle out of tries...). */
   failed: number;
   /** Items a stopped run did not get to: never sent after a failure, or aborted by `cancel()`. */
   skipped: number;
-  /** Items whose last request failed with a throttle that the pace will retry. */
+  /** Items whose last request was throttled (429, 503, no answer) and that the run will send again. */
   retrying: number;
   /** 0-based index of the batch of the current run that is (or was last) on the wire; -1 before the first. */
   batch: number;
   /** The failure that stopped the last run, usually an `HttpErrorResponse`. */
   error: unknown;
 }
+
+/** Tries per item within a run, the first included: a throttled request goes out at most 3 more times. */
+const maxAttempts = 4;
 
 interface Run {
   readonly number: number;
@@ -78,9 +82,13 @@ interface SentRequest {
 /**
  * Creates many items through `POST /api/items` the way Kubernetes' ReplicaSet controller creates pods:
  * in batches of 1, 2, 4, ... requests (up to 6 at a time: see `options`), each batch
- * sent only after the previous one has fully succeeded. A quota (429) or permission (403) error
- * therefore costs one small batch of requests, not one request per item; the run stops after that
- * batch and `resume()` picks it up again later.
+ * sent only after the previous one has fully succeeded.
+ *
+ * A throttle (429 or 503 with the server's `Retry-After`, or a dropped connection) slows the run down
+ * instead of stopping it: the pace drops back to one request, every start waits for the time the
+ * server asked for, and the throttled requests go again first. A real failure (403, 500, ...) costs
+ * one small batch of requests, not one request per item: the run stops after that batch, and
+ * `resume()` sends what is left.
  *
  * Provided in root, a run outlives the component that started it; provided in a component's
  * `providers`, it is cancelled with that component (see the README beside this file).
@@ -97,13 +105,28 @@ export class ItemBulkCreator {
   private run?: Run;
 
   /**
-   * How runs are paced: the one place to tune them.
+   * How runs are paced and retried: the one place to tune them.
    *
    * `maxBatchSize: 6` because a browser speaks HTTP/1.1 to most APIs over about six connections per
    * host: a bigger batch gets no more requests on the wire, only more of them queued in the browser,
    * and more of them to fail if the first ones hit a quota. Behind HTTP/2 a larger cap pays off.
+   *
+   * `retry`: 429 and 503 say "not so fast", status 0 is a request that got no answer; each is tried
+   * again, up to `maxAttempts` tries in all, no sooner than the server's `Retry-After` (or after the
+   * library's backoff when there is none). Anything else stops the run, for `resume()`.
    */
-  private readonly options: SlowStartOptions = { maxBatchSize: 6 };
+  private readonly options: SlowStartOptions = {
+    maxBatchSize: 6,
+    retry: {
+      maxAttempts,
+      when: (error, { index, attempt }) => {
+        const throttled = error instanceof HttpErrorResponse && [0, 429, 503].includes(error.status);
+        if (!throttled || attempt >= maxAttempts || !this.run) return false;
+        this.settle(this.run.number, this.run.items[index], 'retrying'); // the "retrying" count and cell
+        return retryAfter(error) ?? true;
+      },
+    },
+  };
 
   /** Progress of the current job, updated as each response arrives. */
   readonly progress = computed((): BulkCreateProgress => {
@@ -199,7 +222,22 @@ export class ItemBulkCreator {
     this.sent.update((sent) =>
       sent.map((request) => (request.run === number && request.state === 'in-flight' ? { ...request, state: 'cancelled' } : request)),
     );
+    this.giveUpRetries(number);
     this.status.set('cancelled');
+  }
+
+  /**
+   * A stopped run sends nothing more, not even the throttled requests it was waiting to send again:
+   * their items count as failed, and `resume()` sends them first.
+   */
+  private giveUpRetries(run: number): void {
+    this.sent.update((sent) =>
+      sent.map((request, index) =>
+        request.run === run && request.state === 'retrying' && sent.findLastIndex((each) => each.item === request.item) === index
+          ? { ...request, state: 'failed' }
+          : request,
+      ),
+    );
   }
 
   private start(itemIndexes: readonly number[]): void {
@@ -213,6 +251,7 @@ export class ItemBulkCreator {
       error: (error: unknown) => {
         // A failed batch carries its first failure as the cause; anything else is a bug, shown as is.
         this.stopError.set(isSlowStartBatchError(error) ? error.cause : error);
+        this.giveUpRetries(number);
         this.status.set('failed');
       },
     });
