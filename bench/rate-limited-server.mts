@@ -55,6 +55,8 @@ export interface ServerOptions {
 export class RateLimitedServer {
   accepted = 0;
   throttled = 0;
+  /** Virtual ms of every throttled request, in order. */
+  readonly throttledAt: number[] = [];
   /** Virtual ms of the last accepted request. */
   lastAccepted = 0;
   private tokens: number;
@@ -94,6 +96,7 @@ export class RateLimitedServer {
       return undefined;
     }
     this.throttled++;
+    this.throttledAt.push(now);
     return Math.max(1, Math.ceil((1 - this.tokens) / rate));
   }
 }
