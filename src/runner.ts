@@ -261,13 +261,13 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
     if (fulfilled) {
       book.fulfil(run.group, run.position, outcome as T | undefined);
       resultDue ||= run.group.settled === run.group.size;
-      pacing.settled(true);
+      pacing.settled(true, run.dropsAtStart);
     } else {
       const failure = options.retry === undefined || state.stopping ? { reason: outcome } : retryLater(run, outcome);
       if (failure !== undefined) {
         book.reject(run.group, run.position, failure.reason, run.factory);
         state.stopping = true;
-        pacing.settled(false);
+        pacing.settled(false, run.dropsAtStart);
       }
     }
     // When the last task in flight settles, an overdue flush starts the next batch now, not one timer later.

@@ -1,10 +1,9 @@
 import { defer, from, map, mergeMap, retry, timer, VirtualTimeScheduler, type Observable } from 'rxjs';
 import { format, progress, type Figure, type Scenario, type TargetResult } from '../harness.mjs';
 import { is429, logNormalSource, RateLimitedServer, type ServerOptions } from '../rate-limited-server.mjs';
-import { slowStart } from '../subject.mjs';
+import { retryAfter, slowStart } from '../subject.mjs';
 import { seededRandom } from '../virtual-time.mjs';
 // Not re-exported by subject.mts (yet): read from the same sources.
-import { retryAfter } from '../../src/index.js';
 
 const CLIENTS = 10;
 const TASKS_PER_CLIENT = 1_000;

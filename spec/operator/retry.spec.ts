@@ -127,15 +127,31 @@ describe('retry (§10)', () => {
     const plan: (number | 'throttle')[][] = Array.from({ length: 16 }, (_, i) => (i === 7 ? ['throttle', 5] : [5]));
     const r = run(plan, { pacing: 'window', retry: { when: () => true, delay: 0 } });
     r.scheduler.flush();
-    const retried = r.tries.find(({ attempt }) => attempt === 2);
-    if (retried === undefined) throw new Error('expected a retry');
-    // After the drop at most initialBatchSize (1) task is started while nothing has succeeded since.
-    const startsAfterDrop = r.tries.filter(({ at }) => at >= retried.at);
-    expect(startsAfterDrop[0]).toMatchObject({ index: 7, attempt: 2 });
-    const inFlightAtRetry = r.tries.filter(({ at }) => at < retried.at && at + 5 > retried.at).length;
-    expect(startsAfterDrop.filter(({ at }) => at === retried.at)).toHaveLength(Math.max(0, 1 - inFlightAtRetry) + 1);
+    const startsAt = (at: number) => r.tries.filter((t) => t.at === at).map(({ index, attempt }) => [index, attempt]);
+    // Tasks 7 to 14 start at 15 (limit 8); task 7 is throttled at 16 with 8 in flight: the threshold
+    // becomes 4 and the limit 1. The 7 still in flight finish at 20; then the retry starts alone.
+    expect(startsAt(15)).toHaveLength(8);
+    expect(startsAt(20)).toEqual([[7, 2]]);
+    // Its success raises the limit to 2 (slow start towards the threshold of 4); one task is left.
+    expect(startsAt(25)).toEqual([[15, 1]]);
     expect(r.completedAt).toBeDefined();
     expect(r.emitted.flatMap(({ result }) => result.values)).toEqual(Array.from({ length: 16 }, (_, i) => i));
+  });
+
+  it('counts, after a drop, only the successes of tasks started since: the pause ends with one start, not a burst', () => {
+    // Tasks 3 to 6 start at 20; task 3 is throttled at 21 (a pause of 1,000 ms); 4 to 6 succeed at 100,
+    // during the pause. They started before the drop, so they do not grow the new pace.
+    const plan: (number | 'throttle')[][] = [[10], [10], [10], ['throttle', 10], [80], [80], [80], [10], [10], [10]];
+    const r = run(plan, { pacing: 'window', retry: { when: () => 1000, delay: 0 } });
+    r.scheduler.flush();
+    const startsAt = (at: number) => r.tries.filter((t) => t.at === at).map(({ index, attempt }) => [index, attempt]);
+    expect(startsAt(1021)).toEqual([[3, 2]]);
+    // The retry's success is the first of the new pace: the limit grows to 2 (the threshold).
+    expect(startsAt(1031)).toEqual([
+      [7, 1],
+      [8, 1],
+    ]);
+    expect(r.completedAt).toBeDefined();
   });
 
   it('drops the pace: in batch pacing the batch after a throttle is the smallest one', () => {

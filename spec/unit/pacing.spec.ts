@@ -20,7 +20,7 @@ describe('WindowPacing (§9)', () => {
     const limits: number[] = [];
     for (let successes = 0; successes < 16; successes++) {
       limits.push(pacing.room(state()));
-      pacing.settled(true);
+      pacing.settled(true, 0);
     }
     // S = 0, 1, 3, 7, 15: the limit is 1, then 2 from 1 success, 4 from 3, 8 from 7, 16 from 15.
     expect(limits).toEqual([1, 2, 2, 4, 4, 4, 4, 8, 8, 8, 8, 8, 8, 8, 8, 16]);
@@ -35,7 +35,7 @@ describe('WindowPacing (§9)', () => {
 
   it('does not count failures as progress', () => {
     const pacing = new WindowPacing(growth, Infinity);
-    pacing.settled(false);
+    pacing.settled(false, 0);
     expect(pacing.room(state())).toBe(1);
   });
 

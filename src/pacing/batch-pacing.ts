@@ -61,6 +61,7 @@ export class BatchPacing implements Pacing {
     return this.size;
   }
 
+  // A batch is a round: growth after it is decided by the whole batch, whenever its tasks started.
   settled(succeeded: boolean): void {
     this.failed ||= !succeeded;
     this.settleOne();

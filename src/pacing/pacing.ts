@@ -39,8 +39,8 @@ export interface Pacing {
   readonly resultSize: number;
   /** How many times the pace has dropped: a task remembers it when it starts. */
   readonly drops: number;
-  /** A task has succeeded or failed for good. */
-  settled(succeeded: boolean): void;
+  /** A task that started when the pace had dropped `dropsAtStart` times has succeeded or failed for good. */
+  settled(succeeded: boolean, dropsAtStart: number): void;
   /**
    * A task failed with a throttle and will be tried again (§10). The pace drops unless it already
    * dropped since that task started (`dropsAtStart`); `inFlight` counts the task itself.

@@ -5,7 +5,7 @@ import type { Pacing, RunState } from './pacing.js';
  * Batch pacing without the barrier (§9). With `s0, s1, ...` the batch sizes of §2 and `S(k)` their
  * sums, at most `s(k)` tasks are in flight while `S(k)` to `S(k+1) - 1` tasks have succeeded; a task
  * starts as soon as that bound has room. After a throttle (§10) the pace starts again from
- * `initialBatchSize` and the successes are counted from the drop. Results group the tasks by the
+ * `initialBatchSize` and the successes are counted from the drop, of tasks started since. Results group the tasks by the
  * sizes of §2, in source order, whatever the pace does.
  */
 export class WindowPacing implements Pacing {
@@ -53,8 +53,10 @@ export class WindowPacing implements Pacing {
     return this.size;
   }
 
-  settled(succeeded: boolean): void {
-    if (!succeeded) return;
+  settled(succeeded: boolean, dropsAtStart: number): void {
+    // After a drop, only tasks started at the new pace prove it: one that was already in flight when
+    // the pace dropped would let it grow during the pause, and start a burst when the pause ends.
+    if (!succeeded || dropsAtStart !== this.drops) return;
     this.successes++;
     while (this.successes >= this.nextLevelAt) {
       this.limit = nextPaceSize(this.limit, this.options, this.threshold);
