@@ -27,3 +27,24 @@ export function nextBatchSize(ranSize: number, options: GrowthOptions): number {
   if (options.growthFactor > 1) wanted = Math.max(wanted, ranSize + 1);
   return Math.min(options.maxBatchSize, Math.max(options.initialBatchSize, wanted));
 }
+
+/**
+ * The next size of a pace that has dropped after a throttle (§10), as TCP grows its window: by
+ * `growthFactor` up to `threshold` (slow start), then by one task per round (congestion avoidance).
+ * With no threshold (no drop yet) it is {@link nextBatchSize}.
+ *
+ * @param size The size of the round that succeeded.
+ * @param options The batch-size options.
+ * @param threshold Half of what was in flight at the last drop, or `undefined` before any drop.
+ * @return The size of the next round.
+ */
+export function nextPaceSize(size: number, options: GrowthOptions, threshold: number | undefined): number {
+  if (threshold === undefined) return nextBatchSize(size, options);
+  if (size < threshold) return Math.min(threshold, nextBatchSize(size, options));
+  return Math.min(options.maxBatchSize, size + 1);
+}
+
+/** The threshold after a drop: half of what was in flight, and no less than `initialBatchSize` (§10). */
+export function thresholdAfterDrop(inFlight: number, options: GrowthOptions): number {
+  return Math.min(options.maxBatchSize, Math.max(options.initialBatchSize, Math.floor(inFlight / 2)));
+}

@@ -1,4 +1,5 @@
 import type { SchedulerLike } from 'rxjs';
+import { resolveRetry, type ResolvedRetry, type RetryOptions } from './retry/retry-options.js';
 
 /** Options of both pacings, shared by `slowStartBatch()` and `slowStart()`. Every option is optional. */
 export interface CommonOptions {
@@ -31,6 +32,13 @@ export interface CommonOptions {
    * @default asyncScheduler
    */
   scheduler?: SchedulerLike;
+  /**
+   * Throttles (a 429, a 503, a dropped connection) slow the run down instead of stopping it: a
+   * transient failure drops the pace, pauses every start for the backoff or the server's
+   * `Retry-After`, retries the task ahead of every new one, and the pace ramps up again (§10).
+   * @default undefined (every failure stops the run)
+   */
+  retry?: RetryOptions;
 }
 
 /** Kubernetes' pacing (§2 to §5): the default. */
@@ -84,6 +92,7 @@ export interface ResolvedOptions {
   readonly concurrency: number;
   readonly flushAfter: number | undefined;
   readonly pacing: 'batch' | 'window';
+  readonly retry: ResolvedRetry | undefined;
   /** `undefined` stands for `asyncScheduler`, filled in by the adapter so that this file needs no RxJS at run time. */
   readonly scheduler: SchedulerLike | undefined;
 }
@@ -96,6 +105,7 @@ const optionNames: ReadonlyArray<keyof BatchPacingOptions> = [
   'flushAfter',
   'scheduler',
   'pacing',
+  'retry',
 ];
 
 /**
@@ -112,6 +122,7 @@ export function resolveOptions(options: unknown): ResolvedOptions {
       concurrency: Infinity,
       flushAfter: undefined,
       pacing: 'batch',
+      retry: undefined,
       scheduler: undefined,
     };
   }
@@ -175,6 +186,7 @@ export function resolveOptions(options: unknown): ResolvedOptions {
     concurrency,
     flushAfter,
     pacing: pacing ?? 'batch',
+    retry: resolveRetry((options as SlowStartOptions).retry, expected, MAX_TIMER_DELAY),
     scheduler,
   };
 }

@@ -6,7 +6,7 @@ import type { BatchResult, TaskOutcome } from './types.js';
 export interface ResultGroup<T> {
   readonly index: number;
   readonly startIndex: number;
-  /** How many tasks the result holds once complete; cut to `joined` when no more can come. */
+  /** How many tasks the result holds: unknown (Infinity) until it is full or no more can come. */
   size: number;
   /** How many tasks have joined so far, and how many of those have settled. */
   joined: number;
@@ -47,11 +47,23 @@ export class ResultBook<T> {
     return this.firstFailure !== undefined;
   }
 
-  /** Adds the next task in source order to result `index` (of `size` tasks), and returns that result. */
-  join(index: number, size: number): ResultGroup<T> {
+  /**
+   * Adds the next task in source order to the last result, or to a new one when `begins`, and returns
+   * that result. `room` is how many tasks the result may hold at most, to keep their values.
+   */
+  join(begins: boolean, room: number): ResultGroup<T> {
     let group = this.last;
-    if (group?.index !== index) {
-      group = { index, startIndex: this.joined, size, joined: 0, settled: 0, values: new Array<T | undefined>(size), failures: [] };
+    if (begins || group === undefined) {
+      const index = group === undefined ? 0 : group.index + 1;
+      group = {
+        index,
+        startIndex: this.joined,
+        size: Infinity,
+        joined: 0,
+        settled: 0,
+        values: new Array<T | undefined>(room),
+        failures: [],
+      };
       this.pending.push(group);
       this.last = group;
     }
@@ -60,11 +72,12 @@ export class ResultBook<T> {
     return group;
   }
 
-  /** No more tasks will join: the last result holds what it has. */
+  /** No more tasks will join the last result: it holds what it has. */
   closeLast(): void {
-    const group = this.pending.at(-1);
-    if (group !== undefined && group.joined < group.size) {
-      group.size = group.values.length = group.joined;
+    const group = this.last;
+    if (group !== undefined && group.size !== group.joined) {
+      group.size = group.joined;
+      if (group.values.length !== group.joined) group.values.length = group.joined;
     }
   }
 
@@ -74,6 +87,7 @@ export class ResultBook<T> {
     this.successes++;
   }
 
+  /** A task that failed for good; its factory is kept, to run it again. */
   reject(group: ResultGroup<T>, position: number, reason: unknown, factory: unknown): void {
     group.failures.push({ position, reason, factory });
     group.settled++;

@@ -3,15 +3,27 @@
 // knows nothing of batches: it admits `min(room, concurrency - inFlight, waiting)` tasks, where the
 // pacing says how much room there is.
 import type { Cancellable, FactoryFeed, FactorySink, RunnerHost } from './host.js';
-import { expected, type ResolvedOptions } from './options.js';
+import { expected, MAX_TIMER_DELAY, type ResolvedOptions } from './options.js';
 import { BatchPacing } from './pacing/batch-pacing.js';
 import type { Pacing, RunState } from './pacing/pacing.js';
 import { WindowPacing } from './pacing/window-pacing.js';
 import { Queue } from './queue.js';
-import { ResultBook } from './result-book.js';
+import { ResultBook, type ResultGroup } from './result-book.js';
+import type { ResolvedRetry } from './retry/retry-options.js';
+import { decideRetry } from './retry/retry-policy.js';
 import { SlowStartBatchError } from './slow-start-batch-error.js';
 import { TaskRun } from './task-run.js';
 import type { TaskFactory } from './types.js';
+
+/** A task that failed with a throttle and waits to be tried again. */
+interface Retry<T> {
+  readonly group: ResultGroup<T>;
+  readonly position: number;
+  readonly factory: unknown;
+  /** The try that failed, and why: the task's reason if it is never tried again. */
+  readonly attempt: number;
+  readonly reason: unknown;
+}
 
 /** One subscriber's run, as `createRunner` returns it. */
 export interface Runner {
@@ -43,7 +55,9 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
   /** When each waiting factory arrived, kept only when `flushAfter` needs it. */
   const arrivals = flushAfter === undefined ? undefined : new Queue<number>();
   /** What the pacing is told; updated in place before each question. */
-  const state: RunState = { inFlight: 0, waiting: 0, sourceDone: false, flushDue: false, stopping: false };
+  const state: RunState = { inFlight: 0, waiting: 0, retrying: 0, sourceDone: false, flushDue: false, stopping: false };
+  /** Tasks that failed with a throttle and wait to be tried again, ahead of every new factory (§10). */
+  const retries = new Queue<Retry<T>>();
   /**
    * Tasks that did not settle during their own `subscribe`, to tear them down; some may have settled
    * since, and are dropped once they outnumber the running ones. Synchronous tasks never get here.
@@ -57,6 +71,10 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
   let requested = 0;
   /** The flush timer, while one is scheduled. */
   let flushTimer: Cancellable | undefined;
+  /** When the pause after a throttle ends, on the scheduler's clock: no task starts before (§10). */
+  let pausedUntil = -Infinity;
+  /** The timer that ends the pause, while one is scheduled. */
+  let pauseTimer: Cancellable | undefined;
   /** Set once the stream has completed, errored or been unsubscribed: from then on nothing starts. */
   let closed = false;
   /** Set once `stop` has run: the subscriber is gone, and the source released. */
@@ -124,13 +142,22 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
     while (!closed && (result = book.takeReady()) !== undefined) host.emit(result);
   }
 
+  /** Updates what the pacing is told: what is in flight, and what could start now. */
+  function observe(): void {
+    state.inFlight = active;
+    // Once the run is ending, tasks waiting for a retry are not tried again.
+    state.retrying = state.stopping ? 0 : retries.length;
+    state.waiting = state.retrying + waiting.length;
+  }
+
   /** Ends the stream when nothing is in flight and nothing more may start; says whether it did. */
   function endIfDone(): boolean {
     if (active > 0) return false;
-    state.inFlight = 0;
-    state.waiting = waiting.length;
+    observe();
     if (state.stopping) {
-      if (pacing.room(state) > 0) return false;
+      if (Math.min(pacing.room(state), state.waiting) > 0) return false;
+      // Tasks still waiting for a retry are not tried again: they failed, with the reason of their last try.
+      for (const retry of retries.takeAll()) book.reject(retry.group, retry.position, retry.reason, retry.factory);
       if (book.failed) {
         fail();
         return true;
@@ -157,26 +184,43 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
     return false;
   }
 
-  /** Starts as many tasks as the pacing, `concurrency` and the waiting factories allow. */
+  /** Starts as many tasks as the pacing, `concurrency` and the waiting tasks allow, unless paused. */
   function launch(): void {
-    state.inFlight = active;
-    state.waiting = waiting.length;
+    if (pausedUntil > -Infinity && isPaused()) return;
+    observe();
     const wasStopping = state.stopping;
     let count = Math.min(pacing.room(state), concurrency - active, state.waiting);
     if (count > 0) cancelFlushTimer();
     // A task that settled while starting may have completed a result, which is emitted before
     // anything else starts; a failure changes what the pacing allows. The next round of `pump` asks again.
-    while (count-- > 0 && !closed && !resultDue && state.stopping === wasStopping) startTask();
+    while (count-- > 0 && !closed && !resultDue && state.stopping === wasStopping) {
+      const retry = state.stopping ? undefined : retries.shift();
+      if (retry === undefined) startNew();
+      else startRetry(retry);
+    }
   }
 
-  function startTask(): void {
+  /** Starts the oldest waiting factory as a new task. */
+  function startNew(): void {
     // A flush is spent by the batch it starts.
     state.flushDue = false;
     const factory = waiting.shift();
     arrivals?.shift();
-    const group = book.join(pacing.start(), pacing.resultSize);
-    const index = group.startIndex + group.joined - 1;
-    const run = new TaskRun<T>(group, group.joined - 1, factory, index, settle);
+    const group = book.join(pacing.start(false), pacing.resultSize);
+    if (pacing.resultFull) book.closeLast();
+    invoke(new TaskRun<T>(group, group.joined - 1, factory, 1, pacing.drops, settle));
+  }
+
+  /** Starts a task again: the same result and index, the next attempt, a fresh context (§10). */
+  function startRetry({ group, position, factory, attempt }: Retry<T>): void {
+    pacing.start(true);
+    if (pacing.resultFull) book.closeLast();
+    invoke(new TaskRun<T>(group, position, factory, attempt + 1, pacing.drops, settle));
+  }
+
+  /** Calls a task's factory and subscribes to what it returns. */
+  function invoke(run: TaskRun<T>): void {
+    const { factory, index } = run;
     active++;
     try {
       if (typeof factory !== 'function') {
@@ -217,14 +261,42 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
     if (fulfilled) {
       book.fulfil(run.group, run.position, outcome as T | undefined);
       resultDue ||= run.group.settled === run.group.size;
+      pacing.settled(true);
     } else {
-      book.reject(run.group, run.position, outcome, run.factory);
-      state.stopping = true;
+      const failure = options.retry === undefined || state.stopping ? { reason: outcome } : retryLater(run, outcome);
+      if (failure !== undefined) {
+        book.reject(run.group, run.position, failure.reason, run.factory);
+        state.stopping = true;
+        pacing.settled(false);
+      }
     }
-    pacing.settled(fulfilled);
     // When the last task in flight settles, an overdue flush starts the next batch now, not one timer later.
-    if (active === 0) state.flushDue ||= oldestIsOverdue();
+    if (active === 0 && arrivals !== undefined) state.flushDue ||= oldestIsOverdue();
     pump();
+  }
+
+  /**
+   * Under `retry`, queues a task whose try failed with a throttle to be tried again after a pause, and
+   * drops the pace (§10). Returns nothing if it did, or the reason the task has failed for good.
+   */
+  function retryLater(run: TaskRun<T>, error: unknown): { reason: unknown } | undefined {
+    const decision = decideRetry(options.retry as ResolvedRetry, error, run.context, MAX_TIMER_DELAY, expected);
+    if (!decision.retry) return { reason: decision.reason };
+    pausedUntil = Math.max(pausedUntil, host.now() + decision.pause);
+    pacing.throttled(run.dropsAtStart, active + 1);
+    retries.push({ group: run.group, position: run.position, factory: run.factory, attempt: run.attempt, reason: error });
+    return undefined;
+  }
+
+  /** Whether a pause is under way; if so, a timer ends it. */
+  function isPaused(): boolean {
+    const left = pausedUntil - host.now();
+    if (left <= 0) return false;
+    pauseTimer ??= host.schedule(() => {
+      pauseTimer = undefined;
+      pump();
+    }, left);
+    return true;
   }
 
   /** §5: the error, once what was in flight has settled; what never started is listed for resuming. */
@@ -278,6 +350,8 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
   function close(): void {
     closed = true;
     cancelFlushTimer();
+    pauseTimer?.unsubscribe();
+    pauseTimer = undefined;
     waiting.takeAll();
     arrivals?.takeAll();
   }

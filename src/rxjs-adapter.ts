@@ -31,8 +31,13 @@ export function batchedObservable<T>(createFeed: (sink: FactorySink) => FactoryF
 function rxjsHost<T>(subscriber: Subscriber<BatchResult<T>>, scheduler: SchedulerLike = asyncScheduler): RunnerHost<T> {
   return {
     // `from` throws a TypeError for anything that is not an ObservableInput: the task fails with it.
+    // An Observable, the most common task, is subscribed to as it is; `from` would return it unchanged.
     subscribeTask: (input, observer) =>
-      input instanceof Promise ? followPromise(input, observer) : from(input as ObservableInput<unknown>).subscribe(observer),
+      input instanceof Observable
+        ? input.subscribe(observer)
+        : input instanceof Promise
+          ? followPromise(input, observer)
+          : from(input as ObservableInput<unknown>).subscribe(observer),
     now: () => scheduler.now(),
     schedule: (action, delay) => scheduler.schedule(action, delay),
     emit: (result) => subscriber.next(result),

@@ -4,18 +4,19 @@ import type { TaskContext } from './types.js';
 export interface ContextSource {
   readonly index: number;
   readonly batch: number;
+  readonly attempt: number;
   readonly signal: AbortSignal;
 }
 
 /** The properties a factory sees on its context. */
-const contextKeys: ReadonlyArray<string | symbol> = ['index', 'batch', 'signal'];
+const contextKeys: ReadonlyArray<string | symbol> = ['index', 'batch', 'attempt', 'signal'];
 
 /**
- * Shows a task as its context, a plain read-only `{ index, batch, signal }`. A task makes its signal's
+ * Shows a task as its context, a plain read-only `{ index, batch, attempt, signal }`. A task makes its signal's
  * `AbortController` on first read of `signal` (most tasks never read it, and one per task would cost
  * more than the rest of a task's bookkeeping), so `signal` is a getter; a getter on a prototype is not
  * copied by `{ ...context }` or `Object.assign({}, context)`, and a copy passed on to `fetch` could
- * then not be cancelled. This view reports the three as own properties, so every copy reads them, and
+ * then not be cancelled. This view reports them as own properties, so every copy reads them, and
  * hides the rest of the task. A getter defined on each context cost twice as much per task.
  */
 export const contextView: ProxyHandler<ContextSource> = {

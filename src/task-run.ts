@@ -20,10 +20,8 @@ export class TaskRun<T> implements TaskObserver, ContextSource {
   private controller: AbortController | undefined;
   /** Set once the task is torn down, so a signal read later is born aborted. */
   private tornDown = false;
-  /** What the factory is given: a read-only view of this task's `index`, `batch` and `signal`. */
+  /** What the factory is given: a read-only view of this task's `index`, `batch`, `attempt` and `signal`. */
   readonly context: TaskContext;
-  /** The index of the result that reports the task. */
-  readonly batch: number;
 
   constructor(
     /** The result that reports the task, and the task's position in it. */
@@ -31,13 +29,24 @@ export class TaskRun<T> implements TaskObserver, ContextSource {
     readonly position: number,
     /** What the source delivered: normally a task factory, checked only when invoked. */
     readonly factory: unknown,
-    /** The task's position in the source. */
-    readonly index: number,
+    /** Which try this is, from 1. */
+    readonly attempt: number,
+    /** How many times the pace had dropped when the task started (§10). */
+    readonly dropsAtStart: number,
     /** The runner's `settle`. */
     private readonly onSettle: (run: TaskRun<T>, fulfilled: boolean, outcome: unknown) => void,
   ) {
-    this.batch = group.index;
     this.context = new Proxy<ContextSource>(this, contextView);
+  }
+
+  /** The task's position in the source. */
+  get index(): number {
+    return this.group.startIndex + this.position;
+  }
+
+  /** The index of the result that reports the task. */
+  get batch(): number {
+    return this.group.index;
   }
 
   get signal(): AbortSignal {

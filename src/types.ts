@@ -6,8 +6,10 @@ import type { ObservableInput, ObservedValueOf } from 'rxjs';
 export interface TaskContext {
   /** The task's 0-based position in the source. */
   readonly index: number;
-  /** The 0-based index of the batch the task runs in. */
+  /** The 0-based index of the result that reports the task: its batch, in batch pacing. */
   readonly batch: number;
+  /** Which try this is: 1 for the first, 2 for the first retry (§10). */
+  readonly attempt: number;
   /**
    * Aborts when the task is torn down because the subscriber unsubscribed. Pass it to `fetch()` or
    * anything else that takes an `AbortSignal`. It is created on first read, so tasks that never read

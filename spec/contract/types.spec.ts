@@ -49,7 +49,12 @@ describe('types', () => {
 
   it('type results and errors', () => {
     expectTypeOf<BatchResult<number>['values']>().toEqualTypeOf<(number | undefined)[]>();
-    expectTypeOf<TaskContext>().toEqualTypeOf<{ readonly index: number; readonly batch: number; readonly signal: AbortSignal }>();
+    expectTypeOf<TaskContext>().toEqualTypeOf<{
+      readonly index: number;
+      readonly batch: number;
+      readonly attempt: number;
+      readonly signal: AbortSignal;
+    }>();
     const error: unknown = undefined;
     if (isSlowStartBatchError<number>(error)) {
       expectTypeOf(error).toEqualTypeOf<SlowStartBatchError<number>>();

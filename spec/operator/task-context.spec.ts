@@ -40,6 +40,6 @@ describe('a copied TaskContext', () => {
         return of(0);
       },
     ]).subscribe();
-    expect(keys).toEqual(['batch', 'index', 'signal']);
+    expect(keys).toEqual(['attempt', 'batch', 'index', 'signal']);
   });
 });

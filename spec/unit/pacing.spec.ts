@@ -7,6 +7,7 @@ const growth = { initialBatchSize: 1, growthFactor: 2, maxBatchSize: Infinity };
 const state = (overrides: Partial<RunState> = {}): RunState => ({
   inFlight: 0,
   waiting: 100,
+  retrying: 0,
   sourceDone: false,
   flushDue: false,
   stopping: false,
@@ -40,19 +41,22 @@ describe('WindowPacing (§9)', () => {
 
   it('groups tasks into results of the batch sizes, in order', () => {
     const pacing = new WindowPacing(growth, Infinity);
-    const groups = Array.from({ length: 10 }, () => [pacing.start(), pacing.resultSize]);
+    const groups = Array.from({ length: 10 }, () => [pacing.start(false), pacing.resultSize, pacing.resultFull]);
     expect(groups).toEqual([
-      [0, 1],
-      [1, 2],
-      [1, 2],
-      [2, 4],
-      [2, 4],
-      [2, 4],
-      [2, 4],
-      [3, 8],
-      [3, 8],
-      [3, 8],
+      [true, 1, true],
+      [true, 2, false],
+      [false, 2, true],
+      [true, 4, false],
+      [false, 4, false],
+      [false, 4, false],
+      [false, 4, true],
+      [true, 8, false],
+      [false, 8, false],
+      [false, 8, false],
     ]);
+    // A retried task keeps its result: it neither begins one nor joins the last.
+    expect(pacing.start(true)).toBe(false);
+    expect(pacing.start(false)).toBe(false);
   });
 
   it('wants no more factories than it could start, within concurrency', () => {
@@ -68,7 +72,7 @@ describe('BatchPacing (§2 to §5)', () => {
     expect(pacing.room(state({ waiting: 0 }))).toBe(0);
     expect(pacing.wants(state({ waiting: 0 }))).toBe(1);
     expect(pacing.room(state({ waiting: 5 }))).toBe(1);
-    expect(pacing.start()).toBe(0);
+    expect(pacing.start(false)).toBe(true);
     // The barrier: nothing more until the batch has settled, and no factory is wanted meanwhile.
     expect(pacing.room(state({ inFlight: 1, waiting: 4 }))).toBe(0);
     expect(pacing.wants(state({ inFlight: 1, waiting: 4 }))).toBe(0);
@@ -80,11 +84,11 @@ describe('BatchPacing (§2 to §5)', () => {
   it('starts every task of an open batch, also after a failure, and nothing after it', () => {
     const pacing = new BatchPacing({ ...growth, initialBatchSize: 3 });
     expect(pacing.room(state())).toBe(3);
-    pacing.start();
+    pacing.start(false);
     pacing.settled(false);
     expect(pacing.room(state({ stopping: true }))).toBe(2);
-    pacing.start();
-    pacing.start();
+    pacing.start(false);
+    pacing.start(false);
     expect(pacing.resultSize).toBe(3);
     pacing.settled(true);
     pacing.settled(true);
@@ -95,8 +99,8 @@ describe('BatchPacing (§2 to §5)', () => {
     const pacing = new BatchPacing({ ...growth, initialBatchSize: 4 });
     expect(pacing.room(state({ waiting: 2 }))).toBe(0);
     expect(pacing.room(state({ waiting: 2, flushDue: true }))).toBe(2);
-    pacing.start();
-    pacing.start();
+    pacing.start(false);
+    pacing.start(false);
     pacing.settled(true);
     pacing.settled(true);
     // 2 ran: the next batch may hold max(4, 2 * 2) = 4.

@@ -1,22 +1,28 @@
-import { nextBatchSize, type GrowthOptions } from '../growth.js';
+import { nextPaceSize, thresholdAfterDrop, type GrowthOptions } from '../growth.js';
 import type { Pacing, RunState } from './pacing.js';
 
 /**
  * Kubernetes' pacing (§2 to §5): batches of 1, 2, 4, ...; a batch starts when the previous one has
- * settled and enough factories wait for it (or the source is done, or `flushAfter` passed), and every
- * task of a batch starts, whatever its siblings do. A batch is a result.
+ * settled and enough tasks wait for it (or the source is done, or `flushAfter` passed, or a retried
+ * task waits), and every task of a batch starts, whatever its siblings do. The new tasks of a batch
+ * are a result; a retried task takes a slot of the batch it runs in and keeps its own result.
  */
 export class BatchPacing implements Pacing {
-  /** The index of the batch that runs or ran last; -1 before the first. */
-  private batch = -1;
-  /** How many tasks that batch holds, how many have started and how many have settled. */
+  /** How many tasks the current batch holds, how many have started and how many have settled. */
   private size = 0;
   private started = 0;
   private settledCount = 0;
-  /** Set when a task of the batch failed: the run stops after it, so there is no next size. */
+  /** Set when a task of the batch failed for good: the run stops after it, so there is no next size. */
   private failed = false;
+  /** Set when the pace dropped during the batch: the next size is already decided. */
+  private droppedInBatch = false;
+  /** Whether the current batch has begun a result yet. */
+  private resultBegun = false;
   /** How many tasks the next batch may hold. */
   private nextSize: number;
+  /** Half of what was in flight at the last drop (§10), or `undefined` before any drop. */
+  private threshold: number | undefined;
+  drops = 0;
 
   constructor(private readonly options: GrowthOptions) {
     this.nextSize = options.initialBatchSize;
@@ -27,10 +33,10 @@ export class BatchPacing implements Pacing {
     // The barrier: nothing starts until the whole batch has settled, and nothing after a failure.
     if (this.settledCount < this.size || state.stopping) return 0;
     const { waiting } = state;
-    if (waiting >= this.nextSize || (waiting > 0 && (state.sourceDone || state.flushDue))) {
-      this.batch++;
+    if (waiting >= this.nextSize || (waiting > 0 && (state.sourceDone || state.flushDue || state.retrying > 0))) {
       this.size = Math.min(waiting, this.nextSize);
       this.started = this.settledCount = 0;
+      this.droppedInBatch = this.resultBegun = false;
       return this.size;
     }
     return 0;
@@ -40,9 +46,15 @@ export class BatchPacing implements Pacing {
     return this.settledCount < this.size || state.stopping ? 0 : this.nextSize;
   }
 
-  start(): number {
+  start(retried: boolean): boolean {
     this.started++;
-    return this.batch;
+    if (retried || this.resultBegun) return false;
+    this.resultBegun = true;
+    return true;
+  }
+
+  get resultFull(): boolean {
+    return this.started === this.size;
   }
 
   get resultSize(): number {
@@ -51,9 +63,24 @@ export class BatchPacing implements Pacing {
 
   settled(succeeded: boolean): void {
     this.failed ||= !succeeded;
-    if (++this.settledCount === this.size && !this.failed) {
+    this.settleOne();
+  }
+
+  throttled(dropsAtStart: number, inFlight: number): void {
+    if (dropsAtStart === this.drops) {
+      this.drops++;
+      this.threshold = thresholdAfterDrop(inFlight, this.options);
+      // The next batch is the smaller one; this one still runs to its end.
+      this.nextSize = this.options.initialBatchSize;
+      this.droppedInBatch = true;
+    }
+    this.settleOne();
+  }
+
+  private settleOne(): void {
+    if (++this.settledCount === this.size && !this.failed && !this.droppedInBatch) {
       // Growth follows the size that ran: a batch cut short proves no more than its own size.
-      this.nextSize = nextBatchSize(this.size, this.options);
+      this.nextSize = nextPaceSize(this.size, this.options, this.threshold);
     }
   }
 }

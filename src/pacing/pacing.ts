@@ -7,8 +7,10 @@
 export interface RunState {
   /** Tasks invoked and not settled yet. */
   inFlight: number;
-  /** Factories received and not invoked yet. */
+  /** Tasks that could start now: retries due and factories received, not invoked yet. */
   waiting: number;
+  /** Retried tasks among them, which start first. */
+  retrying: number;
   /** The source has completed: no more factories will come. */
   sourceDone: boolean;
   /** The oldest waiting factory has waited `flushAfter` (batch pacing only, §3c). */
@@ -17,7 +19,7 @@ export interface RunState {
   stopping: boolean;
 }
 
-/** Decides how many tasks may be in flight, and which result reports each task. */
+/** Decides how many tasks may be in flight, and how tasks are grouped into results. */
 export interface Pacing {
   /**
    * How many more tasks may start now. The runner starts at most this many, and no more than
@@ -26,10 +28,22 @@ export interface Pacing {
   room(state: RunState): number;
   /** How many factories it would start now if they were waiting: what a lazy source is asked for. */
   wants(state: RunState): number;
-  /** A task starts: the index of the result that will report it, which is its `context.batch`. */
-  start(): number;
-  /** How many tasks the result of the task that started last holds, once complete. */
+  /**
+   * A task starts: a new one, or one tried again. For a new task, whether it begins a new result
+   * (the next `context.batch`); a retried task keeps its result.
+   */
+  start(retried: boolean): boolean;
+  /** Whether the result of the last new task is full: no other task will join it. */
+  readonly resultFull: boolean;
+  /** How many tasks the result of the last new task may hold at most: room to keep its values. */
   readonly resultSize: number;
-  /** A task has settled. */
+  /** How many times the pace has dropped: a task remembers it when it starts. */
+  readonly drops: number;
+  /** A task has succeeded or failed for good. */
   settled(succeeded: boolean): void;
+  /**
+   * A task failed with a throttle and will be tried again (§10). The pace drops unless it already
+   * dropped since that task started (`dropsAtStart`); `inFlight` counts the task itself.
+   */
+  throttled(dropsAtStart: number, inFlight: number): void;
 }

@@ -1,0 +1,207 @@
+/**
+ * Throttles slow the run down instead of stopping it (§10): a transient failure pauses every start,
+ * drops the pace, and the task is tried again ahead of every new one, with a fresh context.
+ */
+import { defer, map, timer, VirtualTimeScheduler } from 'rxjs';
+import {
+  isSlowStartBatchError,
+  slowStart,
+  type BatchResult,
+  type SlowStartOptions,
+  type TaskContext,
+  type TaskFactory,
+} from '../../src/index';
+
+/** A throttle, as a server would send it. */
+class Throttled extends Error {
+  constructor(readonly retryAfterMs?: number) {
+    super('429 Too Many Requests');
+  }
+}
+
+/**
+ * Runs tasks in virtual time. `plan[i]` lists what each try of task i does: a number is a success after
+ * that many ms, `'throttle'` a throttle after 1 ms, `'fail'` a failure after 1 ms.
+ */
+function run(plan: (number | 'throttle' | 'fail')[][], options: SlowStartOptions) {
+  const scheduler = new VirtualTimeScheduler();
+  const tries: { index: number; attempt: number; batch: number; at: number; signal: AbortSignal }[] = [];
+  const emitted: { result: BatchResult<number>; at: number }[] = [];
+  let error: unknown;
+  let completedAt: number | undefined;
+  const tasks = plan.map(
+    (steps, index): TaskFactory<number> =>
+      (context: TaskContext) =>
+        defer(() => {
+          tries.push({ index, attempt: context.attempt, batch: context.batch, at: scheduler.now(), signal: context.signal });
+          const step = steps[context.attempt - 1] ?? steps.at(-1);
+          if (typeof step === 'number') return timer(step, scheduler).pipe(map(() => index));
+          return timer(1, scheduler).pipe(map(() => (step === 'throttle' ? throwThrottle() : throwFailure(index))));
+        }),
+  );
+  const subscription = slowStart(tasks, { ...options, scheduler }).subscribe({
+    next: (result) => emitted.push({ result, at: scheduler.now() }),
+    error: (e: unknown) => (error = e),
+    complete: () => (completedAt = scheduler.now()),
+  });
+  return {
+    scheduler,
+    tries,
+    emitted,
+    get error() {
+      return error;
+    },
+    get completedAt() {
+      return completedAt;
+    },
+    subscription,
+    tasks,
+  };
+}
+
+function throwThrottle(): never {
+  throw new Throttled();
+}
+function throwFailure(index: number): never {
+  throw new Error(`task ${index} failed`);
+}
+
+const transient = { when: (error: unknown) => error instanceof Throttled, delay: 10 };
+
+describe('retry (§10)', () => {
+  it('pauses every start, then tries the task again ahead of the new ones, with attempt + 1 and a fresh signal', () => {
+    // Task 1 is throttled once; tasks 2 and 3 wait behind the pause.
+    const r = run([[1], ['throttle', 1], [1], [1]], { initialBatchSize: 1, retry: transient });
+    r.scheduler.flush();
+    expect(r.tries.map(({ index, attempt, at }) => [index, attempt, at])).toEqual([
+      [0, 1, 0],
+      [1, 1, 1],
+      [2, 1, 1],
+      // Task 1 fails at 2 and task 2 ends at 2; nothing starts until 12, and the retry goes first.
+      [1, 2, 12],
+      [3, 1, 13],
+    ]);
+    const [first, second] = r.tries.filter(({ index }) => index === 1);
+    expect(second.signal).not.toBe(first.signal);
+    expect(second.batch).toBe(first.batch);
+    // The result of task 1 waits for its retry; results still cover the source in order.
+    expect(r.emitted.map(({ result, at }) => [result.batch, result.startIndex, result.size, at])).toEqual([
+      [0, 0, 1, 1],
+      [1, 1, 2, 13],
+      [2, 3, 1, 14],
+    ]);
+    expect(r.completedAt).toBe(14);
+  });
+
+  it('waits as long as the server asks when `when` returns a number, and the backoff when it is longer', () => {
+    const retryAfter = (ms: number) => ({ when: (error: unknown) => (error instanceof Throttled ? ms : false), delay: 10 });
+    for (const [asked, expectedAt] of [
+      [50, 52],
+      [3, 12],
+    ]) {
+      const r = run([[1], ['throttle', 1]], { retry: retryAfter(asked) });
+      r.scheduler.flush();
+      expect(r.tries.at(-1)).toMatchObject({ index: 1, attempt: 2, at: expectedAt });
+    }
+  });
+
+  it('stops as before on a failure that is not transient', () => {
+    const r = run([[1], ['fail'], [1], [1]], { retry: transient });
+    r.scheduler.flush();
+    if (!isSlowStartBatchError(r.error)) throw new Error('expected a SlowStartBatchError');
+    expect(r.error.results[0]).toEqual({ index: 1, status: 'rejected', reason: new Error('task 1 failed') });
+    expect(r.tries.map(({ index }) => index)).toEqual([0, 1, 2]);
+  });
+
+  it('tries a task at most maxAttempts times, then fails the run with the reason of the last try', () => {
+    const r = run([[1], ['throttle']], { retry: { ...transient, maxAttempts: 3 } });
+    r.scheduler.flush();
+    expect(r.tries.filter(({ index }) => index === 1).map(({ attempt }) => attempt)).toEqual([1, 2, 3]);
+    if (!isSlowStartBatchError(r.error)) throw new Error('expected a SlowStartBatchError');
+    expect(r.error.results).toEqual([{ index: 1, status: 'rejected', reason: new Throttled() }]);
+    expect(r.error.unfinished).toEqual([r.tasks[1]]);
+  });
+
+  it('drops the pace: after a throttle, window pacing starts again from initialBatchSize', () => {
+    // 8 quick tasks reach a limit of 4; then task 7 is throttled while 4 are in flight.
+    const plan: (number | 'throttle')[][] = Array.from({ length: 16 }, (_, i) => (i === 7 ? ['throttle', 5] : [5]));
+    const r = run(plan, { pacing: 'window', retry: { when: () => true, delay: 0 } });
+    r.scheduler.flush();
+    const retried = r.tries.find(({ attempt }) => attempt === 2);
+    if (retried === undefined) throw new Error('expected a retry');
+    // After the drop at most initialBatchSize (1) task is started while nothing has succeeded since.
+    const startsAfterDrop = r.tries.filter(({ at }) => at >= retried.at);
+    expect(startsAfterDrop[0]).toMatchObject({ index: 7, attempt: 2 });
+    const inFlightAtRetry = r.tries.filter(({ at }) => at < retried.at && at + 5 > retried.at).length;
+    expect(startsAfterDrop.filter(({ at }) => at === retried.at)).toHaveLength(Math.max(0, 1 - inFlightAtRetry) + 1);
+    expect(r.completedAt).toBeDefined();
+    expect(r.emitted.flatMap(({ result }) => result.values)).toEqual(Array.from({ length: 16 }, (_, i) => i));
+  });
+
+  it('drops the pace: in batch pacing the batch after a throttle is the smallest one', () => {
+    // Batches 1, 2, 4; task 5 (in the batch of 4) is throttled; the next batch holds one task: its retry.
+    const plan: (number | 'throttle')[][] = Array.from({ length: 10 }, (_, i) => (i === 5 ? ['throttle', 1] : [1]));
+    const r = run(plan, { retry: { when: () => true, delay: 0 } });
+    r.scheduler.flush();
+    const byTime = new Map<number, number[]>();
+    for (const { index, at } of r.tries) byTime.set(at, [...(byTime.get(at) ?? []), index]);
+    expect([...byTime.values()]).toEqual([[0], [1, 2], [3, 4, 5, 6], [5], [7, 8], [9]]);
+    expect(r.emitted.flatMap(({ result }) => result.values)).toEqual(Array.from({ length: 10 }, (_, i) => i));
+  });
+
+  it('ends the run when `when` throws, after the tasks in flight, and loses nothing', () => {
+    const broken = new Error('when is broken');
+    const r = run([[1], ['throttle'], [5]], {
+      initialBatchSize: 1,
+      retry: {
+        when: () => {
+          throw broken;
+        },
+      },
+    });
+    r.scheduler.flush();
+    if (!isSlowStartBatchError(r.error)) throw new Error('expected a SlowStartBatchError');
+    expect(r.error.cause).toBe(broken);
+    expect(r.error.results).toEqual([
+      { index: 1, status: 'rejected', reason: broken },
+      { index: 2, status: 'fulfilled', value: 2 },
+    ]);
+  });
+
+  it('reports a `when` that answers neither a boolean nor a number as the task failure', () => {
+    const r = run([[1], ['throttle']], { retry: { when: (() => 'yes') as never } });
+    r.scheduler.flush();
+    if (!isSlowStartBatchError(r.error)) throw new Error('expected a SlowStartBatchError');
+    expect(r.error.cause).toEqual(
+      new TypeError('Expected `retry.when()` to be a boolean or a finite number of milliseconds >= 0, got "yes" (string)'),
+    );
+  });
+
+  it('cancels the pause when unsubscribed: nothing stays scheduled', () => {
+    const r = run([[1], ['throttle', 1], [1]], { retry: { when: () => true, delay: 1000 } });
+    // The throttle at 2 pauses the run until 1002; the consumer leaves at 5.
+    r.scheduler.schedule(() => r.subscription.unsubscribe(), 5);
+    r.scheduler.flush();
+    // Had the pause's timer stayed scheduled, the clock would have run on to it.
+    expect(r.scheduler.frame).toBe(5);
+    expect(r.tries.map(({ index }) => index)).toEqual([0, 1, 2]);
+  });
+
+  it('is validated when called', () => {
+    expect(() => slowStart([], { retry: 3 as never })).toThrow(
+      new TypeError('Expected `retry` to be an object or undefined, got 3 (number)'),
+    );
+    expect(() => slowStart([], { retry: { maxAttempts: 0 } })).toThrow(
+      new RangeError('Expected `retry.maxAttempts` to be an integer >= 1, got 0 (number)'),
+    );
+    expect(() => slowStart([], { retry: { maxAttempts: 1 } })).not.toThrow();
+    expect(() => slowStart([], { retry: { delay: -1 } })).toThrow(RangeError);
+    expect(() => slowStart([], { retry: { delay: 0 } })).not.toThrow();
+    expect(() => slowStart([], { retry: { when: true } as never })).toThrow(
+      new TypeError('Expected `retry.when` to be a function or undefined, got true (boolean)'),
+    );
+    expect(() => slowStart([], { retry: { count: 3 } as never })).toThrow(
+      new TypeError('Unknown option `retry.count`: expected one of `when`, `maxAttempts`, `delay`'),
+    );
+  });
+});

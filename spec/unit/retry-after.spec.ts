@@ -1,0 +1,162 @@
+// §10's pushback reader (retryAfter): both forms of Retry-After, the carriers it is read from, and
+// both sides of every bound.
+import { retryAfter } from '../../src/retry/retry-after';
+
+const now = Date.UTC(2015, 9, 21, 7, 28, 0); // Wed, 21 Oct 2015 07:28:00 GMT
+const longestWait = 2 ** 31 - 1;
+
+/** A fetch Response, as fetch() gives it and as ky's or ofetch's errors carry it. */
+const response = (value: string) => new Response(null, { status: 429, headers: { 'Retry-After': value } });
+/** The shape of Angular's HttpErrorResponse: `headers` is an HttpHeaders, read through get(). */
+const angularError = (value: string | null) => ({ name: 'HttpErrorResponse', status: 429, headers: { get: () => value } });
+/** The value as the server sent it, untouched (fetch's Headers trims whitespace itself). */
+const after = (value: string) => retryAfter(angularError(value), now);
+
+describe('retryAfter (contract §10)', () => {
+  describe('delta-seconds', () => {
+    it('reads whole seconds as milliseconds', () => {
+      expect(after('120')).toBe(120_000);
+      expect(after('1')).toBe(1000);
+      expect(after('007')).toBe(7000);
+    });
+
+    it('reads 0 as 0: retry now', () => {
+      expect(after('0')).toBe(0);
+    });
+
+    it('ignores the whitespace around the value, not inside it', () => {
+      expect(after(' 120\t')).toBe(120_000);
+      expect(after('1 20')).toBeUndefined();
+    });
+
+    it('refuses what is not a non-negative integer', () => {
+      for (const value of ['-1', '1.5', '+5', '1e3', '0x10', '', ' ', 'soon', '120s', 'Infinity', 'NaN']) {
+        expect(after(value)).toBeUndefined();
+      }
+    });
+
+    it('caps a huge value at the longest delay a timer can have, and stays finite', () => {
+      expect(after('2147483')).toBe(2_147_483_000);
+      expect(after('2147484')).toBe(longestWait);
+      expect(after('99999999999999999999999')).toBe(longestWait);
+      expect(after('9'.repeat(400))).toBe(longestWait);
+    });
+  });
+
+  describe('HTTP-date', () => {
+    it('reads an IMF-fixdate as the time until then', () => {
+      expect(after('Wed, 21 Oct 2015 07:30:00 GMT')).toBe(120_000);
+      expect(after('Wed, 21 Oct 2015 07:28:01 GMT')).toBe(1000);
+      expect(retryAfter(angularError('Wed, 21 Oct 2015 07:28:00 GMT'), now - 1)).toBe(1);
+    });
+
+    it('reads the date now or in the past as 0: retry now', () => {
+      expect(after('Wed, 21 Oct 2015 07:28:00 GMT')).toBe(0);
+      expect(after('Wed, 21 Oct 2015 07:27:59 GMT')).toBe(0);
+      expect(after('Thu, 01 Jan 1970 00:00:00 GMT')).toBe(0);
+    });
+
+    it('measures against Date.now() by default', () => {
+      const inOneHour = new Date(Date.now() + 3_600_000).toUTCString(); // an IMF-fixdate
+      expect(retryAfter(angularError(inOneHour))).toBeGreaterThan(3_590_000);
+      expect(retryAfter(angularError(inOneHour))).toBeLessThanOrEqual(3_600_000);
+    });
+
+    it('reads the two obsolete forms a recipient must accept (RFC 9110 §5.6.7)', () => {
+      expect(after('Wednesday, 21-Oct-15 07:30:00 GMT')).toBe(120_000);
+      expect(after('Wed Oct 21 07:30:00 2015')).toBe(120_000);
+      expect(retryAfter(angularError('Sun Nov  6 08:49:37 1994'), Date.UTC(1994, 10, 6, 8, 49, 36))).toBe(1000);
+    });
+
+    it('reads a two-digit year as at most 50 years ahead', () => {
+      expect(after('Tuesday, 21-Oct-65 07:28:00 GMT')).toBe(longestWait); // 2065: far ahead
+      expect(after('Friday, 21-Oct-66 07:28:00 GMT')).toBe(0); // 1966
+      const in2099 = Date.UTC(2099, 11, 31, 23, 59, 0);
+      expect(retryAfter(angularError('Friday, 01-Jan-00 00:00:00 GMT'), in2099)).toBe(60_000); // 2100
+      expect(retryAfter(angularError('Thursday, 31-Dec-99 23:59:30 GMT'), in2099)).toBe(30_000);
+    });
+
+    it('reads a leap second as the first second of the next minute', () => {
+      expect(after('Wed, 21 Oct 2015 07:29:60 GMT')).toBe(120_000);
+      expect(retryAfter(angularError('Thu, 31 Dec 2015 23:59:60 GMT'), Date.UTC(2015, 11, 31, 23, 59))).toBe(60_000);
+    });
+
+    it('caps a date far ahead at the longest delay a timer can have', () => {
+      expect(after('Fri, 31 Dec 9999 23:59:59 GMT')).toBe(longestWait);
+    });
+
+    it('refuses a date that does not exist or is not in an HTTP-date form', () => {
+      for (const value of [
+        'Wed, 31 Feb 2015 07:28:00 GMT', // no 31 February
+        'Wed, 21 Oct 2015 24:00:00 GMT',
+        'Wed, 21 Oct 2015 07:60:00 GMT',
+        'Wed, 21 Oct 2015 07:28:61 GMT',
+        'Wed, 21 Oct 2015 07:28:00 UTC',
+        'Wed, 21 Oct 2015 07:28:00 +0000',
+        'wed, 21 oct 2015 07:28:00 gmt', // the names are case-sensitive
+        'Wed, 21 October 2015 07:28:00 GMT',
+        'Wed, 1 Oct 2015 07:28:00 GMT',
+        '2015-10-21T07:30:00Z',
+        'Wed, 21 Oct 2015',
+        'Wednesday, 21-Oct-2015 07:28:00 GMT',
+      ]) {
+        expect(after(value)).toBeUndefined();
+      }
+    });
+  });
+
+  describe('carriers', () => {
+    it("reads Angular's HttpErrorResponse through headers.get()", () => {
+      expect(retryAfter(angularError('120'))).toBe(120_000);
+    });
+
+    it('reads a fetch Response, and an error carrying one, through Headers', () => {
+      expect(retryAfter(response('120'))).toBe(120_000);
+      expect(retryAfter(Object.assign(new Error('Too Many Requests'), { response: response('120') }))).toBe(120_000);
+      // fetch's Headers are case-insensitive, whatever case the server used.
+      expect(retryAfter(new Response(null, { headers: { 'retry-after': '3' } }))).toBe(3000);
+    });
+
+    it("falls back to the response's headers when the error's own have no Retry-After", () => {
+      expect(retryAfter({ headers: new Headers(), response: response('120') })).toBe(120_000);
+      expect(retryAfter({ headers: new Headers({ 'Retry-After': '1' }), response: response('120') })).toBe(1000);
+    });
+
+    it('calls get() on its headers, as Headers requires', () => {
+      const headers = new Headers({ 'Retry-After': '5' });
+      expect(retryAfter({ headers })).toBe(5000);
+    });
+
+    it('gives undefined when there is no Retry-After', () => {
+      expect(retryAfter(angularError(null))).toBeUndefined();
+      expect(retryAfter(new Response(null, { status: 429 }))).toBeUndefined();
+      expect(retryAfter({ headers: { get: () => undefined } })).toBeUndefined();
+      expect(retryAfter({ headers: { get: () => 120 } })).toBeUndefined(); // not a header value
+      expect(retryAfter({ headers: { 'Retry-After': '120' } })).toBeUndefined(); // no get()
+      expect(retryAfter({ headers: { get: 'Retry-After' } })).toBeUndefined();
+    });
+
+    it('gives undefined, never throws, for what carries no headers', () => {
+      for (const error of [undefined, null, 0, 429, '120', Symbol('x'), new Error('x'), {}, [], () => 1, { response: null }]) {
+        expect(retryAfter(error)).toBeUndefined();
+      }
+    });
+
+    it('gives undefined, never throws, when reading the headers throws', () => {
+      const throwing = () => {
+        throw new Error('unreadable');
+      };
+      expect(retryAfter({ headers: { get: throwing } })).toBeUndefined();
+      expect(
+        retryAfter(
+          Object.defineProperty({}, 'headers', {
+            get: throwing,
+          }),
+        ),
+      ).toBeUndefined();
+      expect(retryAfter(new Proxy({}, { get: throwing }))).toBeUndefined();
+      // The response is still read when the error's own headers throw.
+      expect(retryAfter({ headers: { get: throwing }, response: response('2') })).toBe(2000);
+    });
+  });
+});
