@@ -173,13 +173,14 @@ describe('the reference model of retry', () => {
 
   it('a task out of tries stops the run with the reason of its last try; a queued retry is rejected with its own', () => {
     const tasks = [task(ko('first'), ko('second'), ok('never')), task(ko('other', { kind: 'transient' }, 8), ok('late'))];
-    const run = simulate({ pacing: 'window', initialBatchSize: 2, retry: { maxAttempts: 2, delay: { kind: 'fixed', ms: 0 } } }, tasks);
+    const run = simulate({ pacing: 'window', initialBatchSize: 2, retry: { maxAttempts: 2, delay: { kind: 'fixed', ms: 1 } } }, tasks);
     expect(run.invocations.map((c) => [c.index, c.time, c.attempt])).toEqual([
       [0, 0, 1],
       [1, 0, 1],
-      [0, 4, 2],
+      [0, 5, 2],
     ]);
-    // Task 0 is out of tries at 8; task 1 failed at 8 too, after the run stopped: not retried.
+    // Task 1 fails at 8 (pause until 9); task 0 is out of tries at 9, before that pause ends: the run
+    // stops, and task 1 waits for a retry that never comes.
     expect(run.end.kind).toBe('batchError');
     if (run.end.kind !== 'batchError') return;
     expect(run.end.error.cause).toBe('second');

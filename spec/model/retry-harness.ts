@@ -120,7 +120,7 @@ function retryOption(plan: RetryPlan, tasks: RetryTaskKind[], calls: RetryObserv
 /** Whether the operator accepts `retry` (§10) yet: unknown options are refused at call time. */
 export const operatorHasRetry: boolean = (() => {
   try {
-    slowStartBatch({ retry: { maxAttempts: 2 } } as unknown as SlowStartOptions);
+    slowStartBatch({ retry: { maxAttempts: 2 } });
     return true;
   } catch {
     return false;
@@ -363,5 +363,5 @@ export function retryTraceOfObserved(s: RetryScenarioSpec, observed: RetryObserv
       };
     } else end = { kind: 'sourceError' };
   } else end = { kind: observed.end.kind };
-  return { options: s.options, tasks: s.tasks.map(toRetryTaskPlan), log: observed.log, end, known };
+  return { options: s.options, tasks: s.tasks.map(toRetryTaskPlan), log: observed.log, end, known, showsSourceEnd: s.api === 'operator' };
 }

@@ -16,26 +16,32 @@
  *   makes it fatal with a `TypeError`. Once the run has stopped (a fatal failure, a source error),
  *   failures are not classified any more: the task is reported `rejected` with its own reason.
  * - **The pause.** A transient failure at time `t` pauses every invocation until
- *   `t + max(when's number, delay(a))` (0 when `when` said `true` and the delay is 0); the pause ends on
- *   a scheduler action, even a pause of 0 ms. A later transient failure extends it to the latest end.
- *   In batch pacing no batch starts during a pause, and the running batch invokes no more tasks.
+ *   `t + max(when's number, delay(a))`; a later transient failure extends it to the latest end. A pause
+ *   of 0 ms (or one whose end has come) holds nothing back: the retry may start at once, in the same
+ *   instant, with no timer. One scheduler action at a time ends a pause: it is set at the failure, and
+ *   when it fires during a pause that was extended, another is set for the rest. In batch pacing no
+ *   batch starts during a pause, and the running batch invokes no more tasks.
  * - **The retry.** The task's factory goes to a FIFO of retries (in the order of their failures) that
  *   is served before any factory never invoked; it is called with `attempt + 1`, a fresh signal, the
  *   same `index` and the same `batch` (the result that reports it). In batch pacing retries take the
- *   first slots of the next batch and count toward its size; they are waiting factories for §3 (a batch
- *   of retries alone starts like any batch), waiting since their failure for `flushAfter`.
+ *   first slots of the next batch and count toward its size. A retry waiting is a reason for a batch to
+ *   start (§3 gains a fourth case): the next batch starts, once the pause is over, with the retries and
+ *   the new factories waiting, up to its size, without waiting for the batch to fill.
  * - **The drop.** A transient failure of a task invoked after the last drop (or before any) drops the
  *   pace: threshold `T = max(initialBatchSize, floor(n / 2))` with `n` the tasks in flight just before
  *   the failure, the failing one included. The pace starts again: `p0 = initialBatchSize`, then
- *   `p(k+1) = min(sizeAfter(p(k)), T)` below the threshold and `min(sizeAfter(p(k)), p(k) + 1)` from it
- *   on (never faster than §2 would grow, so `growthFactor: 1` stays fixed). The bound of §9 is then
+ *   `p(k+1) = min(sizeAfter(p(k)), T)` below the threshold and `min(maxBatchSize, p(k) + 1)` from it
+ *   on, whatever `growthFactor` is (so with `growthFactor: 1` a run grows by one task per round after
+ *   a throttle, where §2 alone would keep it at `initialBatchSize`). The bound of §9 is then
  *   `min(p(k), concurrency)` with every success since the drop counted, whichever task it is.
  *   In batch pacing the batch with the drop runs to its end; the next batch holds `initialBatchSize`
  *   tasks (growth after a batch with a drop does not apply), the ones after grow by the pace.
  * - **Results.** Window pacing groups the source by the sizes of §2 as before (a retried task keeps its
  *   result); a result is emitted as soon as its tasks and all earlier results are done. In batch pacing
- *   a result is the range of new tasks a batch took (so it may be shorter than the batch); results are
- *   emitted, in order, at the end of a batch once all their tasks have succeeded.
+ *   a result is the range of new tasks a batch took (so it may be shorter than the batch). In both, a
+ *   result is emitted as soon as its tasks (retries included) and all earlier results are done: in
+ *   batch pacing a result completed by a retry may come before the end of the batch the retry ran
+ *   in, and also when a sibling of that retry has failed for good.
  * - **The end.** When the run stops, queued retries are not run: they are `rejected` with the reason
  *   of their last try. The error's `results` are every invoked task no result reported (§9), `cause`
  *   the fatal failure first in time (or, after a source error with retries queued, the oldest of
@@ -175,7 +181,7 @@ export class Pace {
   next(s: number): number {
     const grown = sizeAfter(s, this.options);
     if (this.threshold === undefined) return grown;
-    return s < this.threshold ? Math.min(grown, this.threshold) : Math.min(grown, s + 1);
+    return s < this.threshold ? Math.min(grown, this.threshold) : Math.min(this.options.maxBatchSize ?? Infinity, s + 1);
   }
 
   size(k: number): number {
@@ -287,7 +293,18 @@ export function simulateRetry(scenario: RetryScenario): RetryModelRun {
   let sinceDrop = 0;
   let epoch = 0;
   const startEpoch: number[] = [];
-  let pausedUntil: number | undefined;
+  /** The pause lasts until then; one timer at a time ends it (set again for the rest if it was extended). */
+  let pausedUntil = -Infinity;
+  let pauseTimer = false;
+  const armPause = () => {
+    if (pauseTimer || pausedUntil <= now) return;
+    pauseTimer = true;
+    schedule(pausedUntil - now, () => {
+      pauseTimer = false;
+      armPause();
+      pacing.resume();
+    });
+  };
   // eslint-disable-next-line prefer-const -- assigned once the pacing exists
   let pacing: Pacing;
 
@@ -300,7 +317,7 @@ export function simulateRetry(scenario: RetryScenario): RetryModelRun {
     schedule,
     stopped: () => stopped,
     end,
-    paused: () => pausedUntil !== undefined,
+    paused: () => pausedUntil > now,
     start(index, batch, attempt, settled, round) {
       const task = tasks[index];
       startEpoch[index] = epoch;
@@ -326,14 +343,8 @@ export function simulateRetry(scenario: RetryScenario): RetryModelRun {
     transient(index, attempt, inFlightBefore, ms) {
       const until = now + ms;
       run.pauses.push({ time: now, index, attempt, until });
-      if (pausedUntil === undefined || until > pausedUntil) {
-        pausedUntil = until;
-        schedule(ms, () => {
-          if (pausedUntil !== until) return;
-          pausedUntil = undefined;
-          pacing.resume();
-        });
-      }
+      pausedUntil = Math.max(pausedUntil, until);
+      armPause();
       if (startEpoch[index] !== epoch) return false;
       epoch++;
       const threshold = thresholdAfter(inFlightBefore, options);
@@ -637,7 +648,21 @@ function batchPacing(core: Core): Pacing {
     round.settled++;
     const { drop } = book.settle(index, attempt, before, book.fatal !== undefined || sourceError !== undefined);
     if (drop) round.dropped = true;
-    pump();
+    if (!emitDue()) pump();
+  };
+
+  /** Emits, in order, every result whose tasks have all succeeded; true if the consumer left meanwhile. */
+  const emitDue = (): boolean => {
+    while (nextEmit < results.length) {
+      const { batch, startIndex, size } = results[nextEmit];
+      const outcomes = Array.from({ length: size }, (_, k) => book.outcomes[startIndex + k]);
+      if (!outcomes.every((o) => o?.ok)) break;
+      nextEmit++;
+      const values = outcomes.map((o) => (o as { value: unknown }).value);
+      if (core.emit({ batch, startIndex, size, values, successes: startIndex + size }, () => (round ? [...round.active.keys()] : [])))
+        return true;
+    }
+    return false;
   };
 
   const failNow = () => {
@@ -655,14 +680,7 @@ function batchPacing(core: Core): Pacing {
     }
     lastRoundDropped = r.dropped;
     lastRanSize = r.members.length;
-    while (nextEmit < results.length) {
-      const { batch, startIndex, size } = results[nextEmit];
-      const outcomes = Array.from({ length: size }, (_, k) => book.outcomes[startIndex + k]);
-      if (!outcomes.every((o) => o?.ok)) break;
-      nextEmit++;
-      const values = outcomes.map((o) => (o as { value: unknown }).value);
-      if (core.emit({ batch, startIndex, size, values, successes: startIndex + size }, () => [])) return;
-    }
+    emitDue();
   };
 
   const startNextRoundIfDue = (): boolean => {
@@ -684,7 +702,7 @@ function batchPacing(core: Core): Pacing {
       book.retries.length > 0 ? book.retries[0].time : Infinity,
     );
     const deadline = core.flushAfter === undefined ? Infinity : firstWaiting + core.flushAfter;
-    if (available >= size || sourceCompleted || now >= deadline) {
+    if (available >= size || sourceCompleted || now >= deadline || book.retries.length > 0) {
       const retried = book.retries.splice(0, size).map((r) => r.index);
       const fresh = waiting.slice(0, size - retried.length);
       waiting = waiting.slice(fresh.length);
