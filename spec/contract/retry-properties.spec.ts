@@ -23,6 +23,7 @@ import {
   toRetryModelScenario,
   type RetryObserved,
   type RetryScenarioSpec,
+  type TryKind,
 } from '../model/retry-harness.js';
 import { checkRetryInvariants, retryTraceOfModel } from '../model/retry-invariants.js';
 import { simulateRetry, type RetryModelRun, type RetryScenario, type RetryTaskPlan, type TryPlan } from '../model/retry-model.js';
@@ -309,6 +310,98 @@ function expectMatchesRetryModel(observed: RetryObserved, model: RetryModelRun) 
   }
 }
 
+/** Tries for hand-made operator scenarios: 4 ms unless said otherwise; failures are transient. */
+const succeedsAfter = (value: string, delay: number | null = 4): TryKind => ({ kind: 'observable', value, delay });
+const throttledAfter = (reason: string, delay: number | null = 4): TryKind => ({
+  kind: 'observableError',
+  reason: new Error(reason),
+  delay,
+  verdict: { kind: 'transient' },
+});
+const throwsThrottle = (reason: string): TryKind => ({ kind: 'throw', reason: new Error(reason), verdict: { kind: 'transient' } });
+
+/**
+ * Counterexamples the properties found in the operator, each reduced by hand, with the section that
+ * decides. They fail until the operator is fixed.
+ */
+const found: [string, RetryScenarioSpec][] = [
+  [
+    // §10 "No task at all is invoked until the pause has passed". Window pacing: task 0 succeeds at 4,
+    // the bound becomes 2 and task 1 starts and throws a throttle (pause until 9) at once; the operator
+    // starts the retry of task 1 in the same instant, at 4, instead of at 9.
+    'window: a try that fails synchronously is retried at once, during its own pause',
+    {
+      api: 'operator',
+      options: { pacing: 'window', retry: { delay: { kind: 'fixed', ms: 5 } } },
+      tasks: [{ tries: [succeedsAfter('a')] }, { tries: [throwsThrottle('busy'), succeedsAfter('b')] }, { tries: [succeedsAfter('c')] }],
+      source: { kind: 'array' },
+      unsubscribe: { kind: 'never' },
+    },
+  ],
+  [
+    // §10 (the pause; "the batch with the transient failure still runs to its end first"), §4 (a batch
+    // runs to its end). Batch pacing, a batch of 2: task 0 throws a throttle (pause until 5); the
+    // operator retries it at 0 in the slot of task 1, which moves to a batch of its own at 5: results
+    // [0] and [1] instead of [0, 1].
+    'batch: a synchronous throttle is retried at once in the running batch, and pushes its sibling out',
+    {
+      api: 'operator',
+      options: { initialBatchSize: 2, retry: { delay: { kind: 'fixed', ms: 5 } } },
+      tasks: [{ tries: [throwsThrottle('busy'), succeedsAfter('a')] }, { tries: [succeedsAfter('b')] }],
+      source: { kind: 'array' },
+      unsubscribe: { kind: 'never' },
+    },
+  ],
+  [
+    // §10 ("the batch with the transient failure still runs to its end first"; a retried task takes a
+    // slot of the next batch). Batch pacing, a batch of 2 with concurrency 1: task 0 fails at 4 (pause
+    // until 9); at 9 the operator starts the retry in the running batch, before task 1, which then
+    // runs in a batch of its own.
+    'batch with concurrency: after the pause the retry takes the slot of an unstarted task of the running batch',
+    {
+      api: 'operator',
+      options: { initialBatchSize: 2, concurrency: 1, retry: { delay: { kind: 'fixed', ms: 5 } } },
+      tasks: [{ tries: [throttledAfter('busy'), succeedsAfter('a')] }, { tries: [succeedsAfter('b')] }],
+      source: { kind: 'array' },
+      unsubscribe: { kind: 'never' },
+    },
+  ],
+  [
+    // §3 (a synchronous source always gives full batches), §8 (slowStart pulls what the next batch
+    // needs). slowStart over an array, a pause of 0 ms: the batch after the drop (2 slots) starts with
+    // the retry alone, before the next factory is pulled; slowStartBatch over from() of the same array
+    // runs [retry 0, task 2]. Results: [0, 1], [2, 3] instead of [0, 1], [2], [3].
+    'slowStart, batch pacing: the batch after a 0 ms pause holds the retry alone',
+    {
+      api: 'slowStart',
+      options: { initialBatchSize: 2, retry: { delay: { kind: 'fixed', ms: 0 } } },
+      tasks: [
+        { tries: [throttledAfter('busy', 0), succeedsAfter('a', 0)] },
+        { tries: [succeedsAfter('b', 0)] },
+        { tries: [succeedsAfter('c', 0)] },
+        { tries: [succeedsAfter('d', 0)] },
+      ],
+      source: { kind: 'array' },
+      unsubscribe: { kind: 'never' },
+    },
+  ],
+  [
+    // §10 (the pause is on the scheduler), §7 and §11 (nothing hanging). Batch pacing with flushAfter 1:
+    // task 0 fails at 4 (pause until 14) while task 1 waits. The flush timer is due, fires, finds the
+    // pause, and is armed again with delay 0, over and over: in virtual time the run never reaches 14
+    // (the harness gives up after 20,000 scheduler actions); with the asyncScheduler it spins a timer
+    // every millisecond of the pause.
+    'batch with flushAfter: the flush timer spins during a pause',
+    {
+      api: 'operator',
+      options: { initialBatchSize: 1, flushAfter: 1, retry: { delay: { kind: 'fixed', ms: 10 } } },
+      tasks: [{ tries: [throttledAfter('busy'), succeedsAfter('a')] }, { tries: [succeedsAfter('b')] }],
+      source: { kind: 'array' },
+      unsubscribe: { kind: 'never' },
+    },
+  ],
+];
+
 whenOperatorHasRetry('retry: the operator against the rules of §10 and the model', () => {
   async function checkRules(s: RetryScenarioSpec) {
     const observed = await runRetryScenario(s);
@@ -348,6 +441,11 @@ whenOperatorHasRetry('retry: the operator against the rules of §10 and the mode
     },
     timeout,
   );
+
+  it.each(found)('counterexample found by the properties: %s', async (_, s) => {
+    const observed = await checkRules(s);
+    expectMatchesRetryModel(observed, simulateRetry(toRetryModelScenario(s)));
+  });
 
   it(
     `agrees with the reference model on ${numRuns} generated scenarios (both pacings)`,
