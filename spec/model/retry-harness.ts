@@ -359,6 +359,14 @@ export function retryTraceOfObserved(s: RetryScenarioSpec, observed: RetryObserv
           remaining: error.remaining.map((f: unknown, k: number) =>
             Object.is(f, observed.items[firstRemaining + k]) ? firstRemaining + k : -1,
           ),
+          unfinished: ((): number[] => {
+            const expected = [
+              ...error.results.filter((r) => r.status === 'rejected').map((r) => r.index),
+              ...error.remaining.map((_: unknown, k: number) => firstRemaining + k),
+            ];
+            return error.unfinished.map((f: unknown, k: number) => (Object.is(f, observed.items[expected[k]]) ? expected[k] : -1));
+          })(),
+          resumeFrom: error.resumeFrom,
         },
       };
     } else end = { kind: 'sourceError' };

@@ -294,6 +294,14 @@ export function checkRetryInvariants(trace: RetryTrace): string[] {
     e.remaining.forEach((index, k) => {
       if (index !== firstRemaining + k) fail(`remaining[${k}] is not the factory of task ${firstRemaining + k}`);
     });
+    // What a caller resumes: the rejected tasks (queued retries included), then the factories never invoked.
+    if (e.unfinished) {
+      const expected = [...e.results.filter((r) => r.status === 'rejected').map((r) => r.index), ...e.remaining];
+      if (JSON.stringify(e.unfinished) !== JSON.stringify(expected))
+        fail(`unfinished holds tasks ${JSON.stringify(e.unfinished)}, not the rejected ones and remaining ${JSON.stringify(expected)}`);
+    }
+    if (e.resumeFrom !== undefined && e.resumeFrom !== trace.known)
+      fail(`resumeFrom is ${e.resumeFrom}; the run knew ${trace.known} factories`);
   }
   return violations;
 }

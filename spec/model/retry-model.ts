@@ -124,6 +124,8 @@ export interface RetryModelRun {
   pauses: { time: number; index: number; attempt: number; until: number }[];
   /** Batch pacing: the batches (rounds) that started, retries first. */
   rounds: { time: number; members: number[]; size: number }[];
+  /** Calls of `when` and of a `delay` function (index -1: `delay` is not told the task), in order. */
+  calls: { fn: 'when' | 'delay'; index: number; attempt: number; time: number }[];
 }
 
 /** The `delay` of a plan, as the operator will call it. */
@@ -263,6 +265,7 @@ export function simulateRetry(scenario: RetryScenario): RetryModelRun {
     drops: [],
     pauses: [],
     rounds: [],
+    calls: [],
   };
 
   let now = 0;
@@ -476,7 +479,15 @@ class Book {
       this.fatal ??= index;
       return { drop: false };
     }
-    const c = classify(task, attempt, scenario.options.retry);
+    const { retry } = scenario.options;
+    if (attempt < (retry.maxAttempts ?? 3)) {
+      const time = this.core.now();
+      this.core.run.calls.push({ fn: 'when', index, attempt, time });
+      const v = tryOf(task, attempt).verdict.kind;
+      if ((v === 'transient' || v === 'after') && retry.delay.kind === 'table')
+        this.core.run.calls.push({ fn: 'delay', index: -1, attempt, time });
+    }
+    const c = classify(task, attempt, retry);
     if (c.retry) {
       this.retries.push({ index, time: this.core.now(), reason: outcome.reason });
       return { drop: this.core.transient(index, attempt, inFlightBefore, c.pause) };
