@@ -40,8 +40,10 @@ export function nextBatchSize(ranSize: number, options: GrowthOptions): number {
  */
 export function nextPaceSize(size: number, options: GrowthOptions, threshold: number | undefined): number {
   if (threshold === undefined) return nextBatchSize(size, options);
-  if (size < threshold) return Math.min(threshold, nextBatchSize(size, options));
-  return Math.min(options.maxBatchSize, size + 1);
+  const grown = nextBatchSize(size, options);
+  if (size < threshold) return Math.min(threshold, grown);
+  // One task per round, and no more than the growth factor allows: fixed-size batches stay fixed.
+  return Math.min(grown, size + 1);
 }
 
 /** The threshold after a drop: half of what was in flight, and no less than `initialBatchSize` (§10). */

@@ -125,6 +125,8 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
         pumpAgain = false;
         emitReady();
         if (closed || endIfDone()) break;
+        // A batch that a retried task could start alone is filled from a lazy source first (§3).
+        if (retries.length > 0 && !state.stopping) requestFactories();
         launch();
         // Ask the source only when nothing has changed since this round looked: the answer is final.
         // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- launch() may have closed the run or made pump re-enter
@@ -145,8 +147,7 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
   /** Updates what the pacing is told: what is in flight, and what could start now. */
   function observe(): void {
     state.inFlight = active;
-    // Once the run is ending, tasks waiting for a retry are not tried again.
-    state.retrying = state.stopping ? 0 : retries.length;
+    state.retrying = retries.length;
     state.waiting = state.retrying + waiting.length;
   }
 
@@ -155,6 +156,7 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
     if (active > 0) return false;
     observe();
     if (state.stopping) {
+      // A batch runs to its end (§4), its retried tasks included; nothing else starts.
       if (Math.min(pacing.room(state), state.waiting) > 0) return false;
       // Tasks still waiting for a retry are not tried again: they failed, with the reason of their last try.
       for (const retry of retries.takeAll()) book.reject(retry.group, retry.position, retry.reason, retry.factory);
@@ -189,12 +191,14 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
     if (pausedUntil > -Infinity && isPaused()) return;
     observe();
     const wasStopping = state.stopping;
+    const pauseAtStart = pausedUntil;
     let count = Math.min(pacing.room(state), concurrency - active, state.waiting);
     if (count > 0) cancelFlushTimer();
     // A task that settled while starting may have completed a result, which is emitted before
-    // anything else starts; a failure changes what the pacing allows. The next round of `pump` asks again.
-    while (count-- > 0 && !closed && !resultDue && state.stopping === wasStopping) {
-      const retry = state.stopping ? undefined : retries.shift();
+    // anything else starts; a failure changes what the pacing allows; a throttle pauses everything.
+    // The next round of `pump` asks again.
+    while (count-- > 0 && !closed && !resultDue && state.stopping === wasStopping && pausedUntil === pauseAtStart) {
+      const retry = retries.length > 0 && pacing.takesRetry() ? retries.shift() : undefined;
       if (retry === undefined) startNew();
       else startRetry(retry);
     }
@@ -314,14 +318,19 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
 
   /** Asks a lazy source for what the pacing would start now, and arms the flush timer if one may fire. */
   function askForFactories(): void {
-    state.inFlight = active;
-    state.waiting = waiting.length;
+    requestFactories();
+    // During a pause nothing may start: the pause's own timer looks again when it ends.
+    if (active === 0 && waiting.length > 0 && !state.stopping && pausedUntil <= host.now()) armFlushTimer();
+  }
+
+  /** Asks a lazy source for the factories the pacing would start now and that are not waiting yet. */
+  function requestFactories(): void {
+    observe();
     const wanted = Math.max(0, pacing.wants(state) - state.waiting);
     if (wanted !== requested) {
       requested = wanted;
       feed.request(wanted);
     }
-    if (active === 0 && state.waiting > 0 && !state.stopping) armFlushTimer();
   }
 
   /** Whether the oldest waiting factory has waited `flushAfter` or longer (§3c). */

@@ -88,8 +88,9 @@ const eight = () => Array.from({ length: 8 }, (_, i) => (i === 3 ? task(ko('busy
 describe('the reference model of retry', () => {
   it('window pacing: pauses, retries ahead of new tasks, and ramps again from the drop', () => {
     const run = simulate({ pacing: 'window', retry: { delay: { kind: 'fixed', ms: 10 } } }, eight());
-    // t = 12: task 3 fails with 4 in flight: threshold 2, pause until 22. Tasks 4 to 6 succeed at 12:
-    // 3 successes since the drop, pace 1, 2, 3: bound 3. At 22 the retry goes first, then task 7.
+    // t = 12: task 3 fails with 4 in flight: threshold 2, pause until 22. Tasks 4 to 6 succeed at 12,
+    // but they started before the drop and do not prove the new pace: the bound stays 1. At 22 the
+    // retry goes alone; its success at 26 raises the bound to 2, and task 7 starts.
     expect(run.drops).toEqual([{ time: 12, index: 3, inFlight: 4, threshold: 2 }]);
     expect(run.invocations.map((c) => [c.index, c.time, c.attempt, c.batch])).toEqual([
       [0, 0, 1, 0],
@@ -100,16 +101,16 @@ describe('the reference model of retry', () => {
       [5, 8, 1, 2],
       [6, 8, 1, 2],
       [3, 22, 2, 2],
-      [7, 22, 1, 3],
+      [7, 26, 1, 3],
     ]);
     expect(run.emissions.map((e) => [e.result.batch, e.result.startIndex, e.result.size, e.time])).toEqual([
       [0, 0, 1, 4],
       [1, 1, 2, 8],
       [2, 3, 4, 26],
-      [3, 7, 1, 26],
+      [3, 7, 1, 30],
     ]);
     expect(run.emissions[2].result.values).toEqual(['v3', 'v4', 'v5', 'v6']);
-    expect(run.end).toEqual({ kind: 'complete', time: 26 });
+    expect(run.end).toEqual({ kind: 'complete', time: 30 });
   });
 
   it('batch pacing: the batch with the failure ends, the retry takes the first slot of a batch of initialBatchSize', () => {

@@ -40,12 +40,7 @@ function paceBound(options: ModelOptions, threshold: number | undefined, success
   while (start + size <= successes) {
     start += size;
     const grown = sizeAfter(size, options);
-    size =
-      threshold === undefined
-        ? grown
-        : size < threshold
-          ? Math.min(grown, threshold)
-          : Math.min(options.maxBatchSize ?? Infinity, size + 1);
+    size = threshold === undefined ? grown : size < threshold ? Math.min(grown, threshold) : Math.min(grown, size + 1);
   }
   return Math.min(size, options.concurrency ?? Infinity);
 }
@@ -169,7 +164,8 @@ export function checkRetryInvariants(trace: RetryTrace): string[] {
         if (ok !== outcome.ok) fail(`task ${index} attempt ${attempt} settled ok=${ok}; its plan says ${outcome.ok}`);
         if (outcome.ok) {
           finals.set(index, outcome);
-          sinceDrop++;
+          // Only a task started since the last drop proves the new pace.
+          if (startEpoch.get(index) === epoch) sinceDrop++;
           break;
         }
         if (stoppedRun) {

@@ -30,10 +30,10 @@
  * - **The drop.** A transient failure of a task invoked after the last drop (or before any) drops the
  *   pace: threshold `T = max(initialBatchSize, floor(n / 2))` with `n` the tasks in flight just before
  *   the failure, the failing one included. The pace starts again: `p0 = initialBatchSize`, then
- *   `p(k+1) = min(sizeAfter(p(k)), T)` below the threshold and `min(maxBatchSize, p(k) + 1)` from it
+ *   `p(k+1) = min(sizeAfter(p(k)), T)` below the threshold and `min(sizeAfter(p(k)), p(k) + 1)` from it
  *   on, whatever `growthFactor` is (so with `growthFactor: 1` a run grows by one task per round after
  *   a throttle, where §2 alone would keep it at `initialBatchSize`). The bound of §9 is then
- *   `min(p(k), concurrency)` with every success since the drop counted, whichever task it is.
+ *   `min(p(k), concurrency)` with the successes since the drop of the tasks started since counted.
  *   In batch pacing the batch with the drop runs to its end; the next batch holds `initialBatchSize`
  *   tasks (growth after a batch with a drop does not apply), the ones after grow by the pace.
  * - **Results.** Window pacing groups the source by the sizes of §2 as before (a retried task keeps its
@@ -183,7 +183,7 @@ export class Pace {
   next(s: number): number {
     const grown = sizeAfter(s, this.options);
     if (this.threshold === undefined) return grown;
-    return s < this.threshold ? Math.min(grown, this.threshold) : Math.min(this.options.maxBatchSize ?? Infinity, s + 1);
+    return s < this.threshold ? Math.min(grown, this.threshold) : Math.min(grown, s + 1);
   }
 
   size(k: number): number {
@@ -228,8 +228,8 @@ interface Core {
   /** Invokes try `attempt` of task `index`; `settled(index, attempt)` when its plan says. */
   start(index: number, batch: number, attempt: number, settled: (index: number, attempt: number) => void, round?: number): void;
   settleNoted(index: number, attempt: number, ok: boolean): void;
-  /** A success: counts toward the pace. */
-  succeeded(): void;
+  /** A success of task `index`: counts toward the pace if the task started since the last drop. */
+  succeeded(index: number): void;
   /** A transient failure: pauses, and drops the pace if the task started after the last drop. True on a drop. */
   transient(index: number, attempt: number, inFlightBefore: number, pause: number): boolean;
   pace(): Pace;
@@ -340,8 +340,9 @@ export function simulateRetry(scenario: RetryScenario): RetryModelRun {
     settleNoted(index, attempt, ok) {
       run.log.push({ type: 'settle', index, attempt, ok, time: now });
     },
-    succeeded() {
-      sinceDrop++;
+    succeeded(index) {
+      // A task already in flight when the pace dropped does not prove the new pace.
+      if (startEpoch[index] === epoch) sinceDrop++;
     },
     transient(index, attempt, inFlightBefore, ms) {
       const until = now + ms;
@@ -471,7 +472,7 @@ class Book {
     if (outcome.ok) {
       this.outcomes[index] = outcome;
       this.successes++;
-      this.core.succeeded();
+      this.core.succeeded(index);
       return { drop: false };
     }
     if (stoppedRun) {

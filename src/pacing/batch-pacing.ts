@@ -16,6 +16,8 @@ export class BatchPacing implements Pacing {
   private failed = false;
   /** Set when the pace dropped during the batch: the next size is already decided. */
   private droppedInBatch = false;
+  /** Slots of the current batch kept for retried tasks: those waiting when it started. */
+  private retrySlots = 0;
   /** Whether the current batch has begun a result yet. */
   private resultBegun = false;
   /** How many tasks the next batch may hold. */
@@ -35,6 +37,8 @@ export class BatchPacing implements Pacing {
     const { waiting } = state;
     if (waiting >= this.nextSize || (waiting > 0 && (state.sourceDone || state.flushDue || state.retrying > 0))) {
       this.size = Math.min(waiting, this.nextSize);
+      // Retried tasks go first, in slots of a new batch; one throttled later waits for the next batch.
+      this.retrySlots = Math.min(state.retrying, this.size);
       this.started = this.settledCount = 0;
       this.droppedInBatch = this.resultBegun = false;
       return this.size;
@@ -46,8 +50,13 @@ export class BatchPacing implements Pacing {
     return this.settledCount < this.size || state.stopping ? 0 : this.nextSize;
   }
 
+  takesRetry(): boolean {
+    return this.retrySlots > 0;
+  }
+
   start(retried: boolean): boolean {
     this.started++;
+    if (retried) this.retrySlots--;
     if (retried || this.resultBegun) return false;
     this.resultBegun = true;
     return true;

@@ -28,6 +28,8 @@ export interface Pacing {
   room(state: RunState): number;
   /** How many factories it would start now if they were waiting: what a lazy source is asked for. */
   wants(state: RunState): number;
+  /** Whether the next task to start may be a retried one rather than a new one (§10). */
+  takesRetry(): boolean;
   /**
    * A task starts: a new one, or one tried again. For a new task, whether it begins a new result
    * (the next `context.batch`); a retried task keeps its result.

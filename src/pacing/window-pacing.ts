@@ -36,6 +36,11 @@ export class WindowPacing implements Pacing {
     return state.stopping ? 0 : Math.max(0, Math.min(this.limit, this.concurrency) - state.inFlight);
   }
 
+  /** A retried task goes ahead of every new one. */
+  takesRetry(): boolean {
+    return true;
+  }
+
   start(retried: boolean): boolean {
     if (retried) return false;
     if (this.joined === this.size) {
