@@ -102,6 +102,7 @@ function client(
     case 'ours':
       return slowStart(tasks, {
         pacing: 'window',
+        maxBatchSize: BASELINE_CONCURRENCY,
         scheduler,
         retry: {
           when: (error) => (is429(error) ? (retryAfter(error) ?? true) : false),
@@ -241,10 +242,10 @@ export const manyClients: Scenario = {
         `count: ${BASELINE_RETRIES}, delay: (error, n) => timer(backoff(n), scheduler) })), ${BASELINE_CONCURRENCY}))\`, ` +
         `backoff(n) = min(${BACKOFF_CAP_MS / 1000} s, ${BACKOFF_BASE_MS / 1000} s × 2^(n-1)) × a jitter uniform in ` +
         `[0.5, 1.5) from a PRNG seeded per client (${JITTER_SEED} + client); it does not read \`Retry-After\`. ` +
-        `Ours, per client: \`slowStart(tasks, { pacing: 'window', scheduler, retry: { when: error => is429(error) ? ` +
+        `Ours, per client: \`slowStart(tasks, { pacing: 'window', maxBatchSize: ${BASELINE_CONCURRENCY}, scheduler, retry: { when: error => is429(error) ? ` +
         `(retryAfter(error) ?? true) : false, maxAttempts: ${MAX_ATTEMPTS}, delay: backoff } })\`, the same seeded ` +
-        'backoff as the baseline, so a pause is the longer of it and `Retry-After`; no `maxBatchSize` or ' +
-        '`concurrency`. ' +
+        'backoff as the baseline, so a pause is the longer of it and `Retry-After`; `maxBatchSize` is the ' +
+        "baseline's concurrency, so that both sides have the same cap on what is in flight. " +
         'Makespan: virtual time when the last client ends. Capacity used: requests accepted / (rate × makespan); ' +
         'the full bucket at the start lets it exceed 100 % slightly.',
       figures,
