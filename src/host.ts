@@ -44,9 +44,11 @@ export interface FactoryFeed {
   start(): void;
   /**
    * Asks a pull-based feed to have `count` more factories on their way (replacing any earlier
-   * request); push-based feeds deliver what they have regardless.
+   * request); push-based feeds deliver what they have regardless, and say so with `pushes`.
    */
   request(count: number): void;
+  /** Set on a push-based feed: `request` does nothing, so the runner need not work out what to ask. */
+  readonly pushes?: boolean;
   /**
    * Stops delivering, waits for a delivery under way (an async iterator's pull), then releases the
    * source and calls `done` with the factories it held or was pulling, so that none is lost, and with

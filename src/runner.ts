@@ -93,7 +93,10 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
       if (requested > 0) requested--;
       waiting.push(factory);
       arrivals?.push(host.now());
-      pump();
+      // A new factory can only let a task start: when none may, asking the source again is all there is
+      // to do (a synchronous source pushes every factory of a batch this way before the batch starts).
+      if (!pumping && !resultDue && pacing.room(observe()) === 0) askForFactories();
+      else pump();
     },
     end() {
       if (closed) return;
@@ -145,10 +148,11 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
   }
 
   /** Updates what the pacing is told: what is in flight, and what could start now. */
-  function observe(): void {
+  function observe(): RunState {
     state.inFlight = active;
     state.retrying = retries.length;
     state.waiting = state.retrying + waiting.length;
+    return state;
   }
 
   /** Ends the stream when nothing is in flight and nothing more may start; says whether it did. */
@@ -188,7 +192,7 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
 
   /** Starts as many tasks as the pacing, `concurrency` and the waiting tasks allow, unless paused. */
   function launch(): void {
-    if (pausedUntil > -Infinity && isPaused()) return;
+    if (isPaused()) return;
     observe();
     const wasStopping = state.stopping;
     const pauseAtStart = pausedUntil;
@@ -294,6 +298,8 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
 
   /** Whether a pause is under way; if so, a timer ends it. */
   function isPaused(): boolean {
+    // No clock read on the way of a run that has never been throttled.
+    if (pausedUntil === -Infinity) return false;
     const left = pausedUntil - host.now();
     if (left <= 0) return false;
     pauseTimer ??= host.schedule(() => {
@@ -320,11 +326,12 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
   function askForFactories(): void {
     requestFactories();
     // During a pause nothing may start: the pause's own timer looks again when it ends.
-    if (active === 0 && waiting.length > 0 && !state.stopping && pausedUntil <= host.now()) armFlushTimer();
+    if (arrivals !== undefined && active === 0 && waiting.length > 0 && !state.stopping && !isPaused()) armFlushTimer();
   }
 
   /** Asks a lazy source for the factories the pacing would start now and that are not waiting yet. */
   function requestFactories(): void {
+    if (feed.pushes === true) return;
     observe();
     const wanted = Math.max(0, pacing.wants(state) - state.waiting);
     if (wanted !== requested) {

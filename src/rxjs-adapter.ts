@@ -117,6 +117,7 @@ export function observableFeed(source: ObservableInput<unknown>): (sink: Factory
             complete: () => sink.end(),
           });
       },
+      pushes: true,
       request() {},
       // A push-based source has nothing on its way that the runner has not been given.
       drain(done) {
