@@ -280,7 +280,11 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
     }
     // When the last task in flight settles, an overdue flush starts the next batch now, not one timer later.
     if (active === 0 && arrivals !== undefined) state.flushDue ||= oldestIsOverdue();
-    pump();
+    // A task that settles while `launch` starts others needs another round of `pump` only if there is
+    // something to emit, to end, to start, or to ask a lazy source for.
+    if (!pumping || resultDue || state.stopping || state.sourceDone || waiting.length > 0 || retries.length > 0 || feed.pushes !== true) {
+      pump();
+    }
   }
 
   /**

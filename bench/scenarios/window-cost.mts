@@ -40,8 +40,8 @@ export const windowCost: Scenario = {
         },
       ],
       {
-        warmupRounds: 1,
-        rounds: 7,
+        warmupRounds: 2,
+        rounds: 15,
         onSample: (side, round, ms) => progress(`${side.name} round ${round}: ${format.ms(ms)}`),
       },
     );
@@ -56,7 +56,7 @@ export const windowCost: Scenario = {
         `${format.count(TASKS)} factories \`() => of(i)\` from one array, through ` +
         "`from(factories).pipe(slowStartBatch({ pacing: 'window' }))`, `slowStart(factories, { pacing: 'window' })`, " +
         '`from(factories).pipe(slowStartBatch())` (batch pacing) and `from(factories).pipe(mergeMap(f => f()))`. ' +
-        '1 warm-up round, then 7 timed rounds; the sides alternate order from round to round. Each ratio is ' +
+        '2 warm-up rounds, then 15 timed rounds; the sides alternate order from round to round. Each ratio is ' +
         'the median of the per-round ratios.',
       figures: [
         { label: 'slowStartBatch window / mergeMap', value: format.ratio(windowBatch) },
