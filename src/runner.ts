@@ -95,7 +95,8 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
       arrivals?.push(host.now());
       // A new factory can only let a task start: when none may, asking the source again is all there is
       // to do (a synchronous source pushes every factory of a batch this way before the batch starts).
-      if (!pumping && !resultDue && pacing.room(observe()) === 0) askForFactories();
+      // During a pause nothing may start, and the pacing is not asked: a batch opens when the pause ends.
+      if (!pumping && !resultDue && (isPaused() || pacing.room(observe()) === 0)) askForFactories();
       else pump();
     },
     end() {

@@ -2,10 +2,11 @@
  * Throttles slow the run down instead of stopping it (§10): a transient failure pauses every start,
  * drops the pace, and the task is tried again ahead of every new one, with a fresh context.
  */
-import { defer, map, timer, VirtualTimeScheduler } from 'rxjs';
+import { defer, map, Subject, timer, VirtualTimeScheduler } from 'rxjs';
 import {
   isSlowStartBatchError,
   slowStart,
+  slowStartBatch,
   type BatchResult,
   type SlowStartOptions,
   type TaskContext,
@@ -163,6 +164,36 @@ describe('retry (§10)', () => {
     for (const { index, at } of r.tries) byTime.set(at, [...(byTime.get(at) ?? []), index]);
     expect([...byTime.values()]).toEqual([[0], [1, 2], [3, 4, 5, 6], [5], [7, 8], [9]]);
     expect(r.emitted.flatMap(({ result }) => result.values)).toEqual(Array.from({ length: 10 }, (_, i) => i));
+  });
+
+  it('opens the batch after a pause when the pause ends, with the factories that came during it', () => {
+    // Found by the reference model: a factory pushed during the pause used to open the next batch then,
+    // short, and a later one had to wait for the batch after.
+    const scheduler = new VirtualTimeScheduler();
+    const source = new Subject<TaskFactory<number>>();
+    const starts: [number, number, number][] = [];
+    const throttledOnce = new Set<number>();
+    const task =
+      (index: number): TaskFactory<number> =>
+      ({ attempt }) => {
+        starts.push([index, attempt, scheduler.now()]);
+        if (index === 0 && !throttledOnce.has(0)) {
+          throttledOnce.add(0);
+          return timer(1, scheduler).pipe(map(() => throwThrottle()));
+        }
+        return timer(1, scheduler).pipe(map(() => index));
+      };
+    source.pipe(slowStartBatch({ initialBatchSize: 3, retry: { when: () => true, delay: 10 }, scheduler })).subscribe();
+    [0, 1, 2].forEach((index) => source.next(task(index)));
+    // Task 0 is throttled at 1: nothing starts until 11. Factories 3 and 4 come during the pause.
+    scheduler.schedule(() => source.next(task(3)), 5);
+    scheduler.schedule(() => source.next(task(4)), 8);
+    scheduler.flush();
+    expect(starts.filter(([, , at]) => at === 11)).toEqual([
+      [0, 2, 11],
+      [3, 1, 11],
+      [4, 1, 11],
+    ]);
   });
 
   it('ends the run when `when` throws, after the tasks in flight, and loses nothing', () => {
