@@ -18,7 +18,7 @@ import {
   type TaskContext,
   type TaskFactory,
 } from '../../src/index.js';
-import type { Trace } from './invariants.js';
+import type { Trace, TraceEnd } from './invariants.js';
 import {
   OPERATOR_MADE_ERROR,
   type ModelScenario,
@@ -405,7 +405,16 @@ export async function runScenario(s: Scenario): Promise<Observed> {
 export function traceOfObserved(s: Scenario, observed: Observed): Trace {
   const tasks = s.tasks.map(toTaskPlan);
   const known = s.api === 'operator' ? observed.received : s.source.kind === 'array' ? s.tasks.length : (observed.generator?.pulled ?? 0);
-  let end: Trace['end'];
+  const end = traceEndOf(observed);
+  return { options: s.options, tasks, log: observed.log, end, known, seesEveryFailure: false, showsSourceEnd: s.api === 'operator' };
+}
+
+/**
+ * How an operator's run ended, as the invariants read it: a `SlowStartBatchError` with its factories
+ * turned back into source indexes (by identity; -1 for one that is not the expected item).
+ */
+export function traceEndOf(observed: Pick<Observed, 'end' | 'items'>): TraceEnd {
+  let end: TraceEnd;
   if (observed.end.kind === 'error') {
     const error = observed.end.error;
     if (error instanceof SlowStartBatchError) {
@@ -438,5 +447,5 @@ export function traceOfObserved(s: Scenario, observed: Observed): Trace {
       };
     } else end = { kind: 'sourceError' };
   } else end = { kind: observed.end.kind };
-  return { options: s.options, tasks, log: observed.log, end, known, seesEveryFailure: false, showsSourceEnd: s.api === 'operator' };
+  return end;
 }

@@ -6,18 +6,10 @@
  * (per task and try) and `delay` is the plan's number or function, so nothing is random.
  */
 import { Observable, Subject, Subscription, VirtualTimeScheduler, from, take, tap } from 'rxjs';
-import {
-  SlowStartBatchError,
-  slowStart,
-  slowStartBatch,
-  type BatchResult,
-  type SlowStartOptions,
-  type TaskFactory,
-} from '../../src/index.js';
-import type { TraceEnd } from './invariants.js';
+import { slowStart, slowStartBatch, type BatchResult, type SlowStartOptions, type TaskFactory } from '../../src/index.js';
 import type { RetryTrace } from './retry-invariants.js';
 import type { DelayPlan, RetryPlan, RetryScenario, RetryTaskPlan, RetryTraceEvent, TryPlan, Verdict } from './retry-model.js';
-import type { ScenarioOptions } from './harness.js';
+import { traceEndOf, type ScenarioOptions } from './harness.js';
 import type { Settlement, UnsubscribePlan } from './slow-start-model.js';
 
 /** One try of a task. Failing tries carry their own reason (an object, so it is told apart by identity). */
@@ -338,38 +330,6 @@ export async function runRetryScenario(s: RetryScenarioSpec): Promise<RetryObser
 /** The log of an operator's run, for the rules of §10 (retry-invariants.ts). */
 export function retryTraceOfObserved(s: RetryScenarioSpec, observed: RetryObserved): RetryTrace {
   const known = s.api === 'operator' ? observed.received : s.tasks.length;
-  let end: TraceEnd;
-  if (observed.end.kind === 'error') {
-    const error = observed.end.error;
-    if (error instanceof SlowStartBatchError) {
-      const firstRemaining = error.startIndex + error.size;
-      end = {
-        kind: 'batchError',
-        error: {
-          batch: error.batch,
-          startIndex: error.startIndex,
-          size: error.size,
-          successes: error.successes,
-          cause: error.cause,
-          results: error.results.map((r) =>
-            r.status === 'fulfilled'
-              ? { index: r.index, status: 'fulfilled' as const, value: r.value }
-              : { index: r.index, status: 'rejected' as const, reason: r.reason },
-          ),
-          remaining: error.remaining.map((f: unknown, k: number) =>
-            Object.is(f, observed.items[firstRemaining + k]) ? firstRemaining + k : -1,
-          ),
-          unfinished: ((): number[] => {
-            const expected = [
-              ...error.results.filter((r) => r.status === 'rejected').map((r) => r.index),
-              ...error.remaining.map((_: unknown, k: number) => firstRemaining + k),
-            ];
-            return error.unfinished.map((f: unknown, k: number) => (Object.is(f, observed.items[expected[k]]) ? expected[k] : -1));
-          })(),
-          resumeFrom: error.resumeFrom,
-        },
-      };
-    } else end = { kind: 'sourceError' };
-  } else end = { kind: observed.end.kind };
+  const end = traceEndOf(observed);
   return { options: s.options, tasks: s.tasks.map(toRetryTaskPlan), log: observed.log, end, known, showsSourceEnd: s.api === 'operator' };
 }
