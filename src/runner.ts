@@ -9,6 +9,7 @@ import type { Pacing, RunState } from './pacing/pacing.js';
 import { WindowPacing } from './pacing/window-pacing.js';
 import { Queue } from './queue.js';
 import { ResultBook, type ResultGroup } from './result-book.js';
+import { LearnedRate } from './retry/learned-rate.js';
 import type { ResolvedRetry } from './retry/retry-options.js';
 import { decideRetry } from './retry/retry-policy.js';
 import { SlowStartBatchError } from './slow-start-batch-error.js';
@@ -75,6 +76,8 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
   let pausedUntil = -Infinity;
   /** The timer that ends the pause, while one is scheduled. */
   let pauseTimer: Cancellable | undefined;
+  /** Under `retry.learnRate`, the start rate learned from throttles: it spaces starts with short pauses. */
+  const learnedRate = options.retry?.learnRate === true ? new LearnedRate() : undefined;
   /** Set once the stream has completed, errored or been unsubscribed: from then on nothing starts. */
   let closed = false;
   /** Set once `stop` has run: the subscriber is gone, and the source released. */
@@ -206,7 +209,20 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
       const retry = retries.length > 0 && pacing.takesRetry() ? retries.shift() : undefined;
       if (retry === undefined) startNew();
       else startRetry(retry);
+      if (learnedRate !== undefined) spaceNextStart(learnedRate);
     }
+  }
+
+  /** Under `retry.learnRate`, pauses until the learned rate lets the next task start. */
+  function spaceNextStart(rate: LearnedRate): void {
+    // A task that failed or unsubscribed as it started has closed the run: nothing may be scheduled.
+    if (closed) return;
+    const now = host.now();
+    const next = rate.started(now);
+    if (next <= now || next <= pausedUntil) return;
+    pausedUntil = next;
+    // The pause's timer starts the next task; nothing else may be on its way to call `pump`.
+    isPaused();
   }
 
   /** Starts the oldest waiting factory as a new task. */
@@ -271,6 +287,7 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
       book.fulfil(run.group, run.position, outcome as T | undefined);
       resultDue ||= run.group.settled === run.group.size;
       pacing.settled(true, run.dropsAtStart);
+      learnedRate?.succeeded();
     } else {
       const failure = options.retry === undefined || state.stopping ? { reason: outcome } : retryLater(run, outcome);
       if (failure !== undefined) {
@@ -295,8 +312,11 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
   function retryLater(run: TaskRun<T>, error: unknown): { reason: unknown } | undefined {
     const decision = decideRetry(options.retry as ResolvedRetry, error, run.context, MAX_TIMER_DELAY, expected);
     if (!decision.retry) return { reason: decision.reason };
-    pausedUntil = Math.max(pausedUntil, host.now() + decision.pause);
+    const now = host.now();
+    pausedUntil = Math.max(pausedUntil, now + decision.pause);
+    const drops = pacing.drops;
     pacing.throttled(run.dropsAtStart, active + 1);
+    if (pacing.drops !== drops) learnedRate?.dropped(now, pausedUntil);
     retries.push({ group: run.group, position: run.position, factory: run.factory, attempt: run.attempt, reason: error });
     return undefined;
   }

@@ -105,6 +105,7 @@ function client(
         maxBatchSize: BASELINE_CONCURRENCY,
         scheduler,
         retry: {
+          learnRate: true,
           when: (error) => (is429(error) ? (retryAfter(error) ?? true) : false),
           maxAttempts: MAX_ATTEMPTS,
           delay: (attempt) => delay(attempt),
@@ -242,7 +243,7 @@ export const manyClients: Scenario = {
         `count: ${BASELINE_RETRIES}, delay: (error, n) => timer(backoff(n), scheduler) })), ${BASELINE_CONCURRENCY}))\`, ` +
         `backoff(n) = min(${BACKOFF_CAP_MS / 1000} s, ${BACKOFF_BASE_MS / 1000} s × 2^(n-1)) × a jitter uniform in ` +
         `[0.5, 1.5) from a PRNG seeded per client (${JITTER_SEED} + client); it does not read \`Retry-After\`. ` +
-        `Ours, per client: \`slowStart(tasks, { pacing: 'window', maxBatchSize: ${BASELINE_CONCURRENCY}, scheduler, retry: { when: error => is429(error) ? ` +
+        `Ours, per client: \`slowStart(tasks, { pacing: 'window', maxBatchSize: ${BASELINE_CONCURRENCY}, scheduler, retry: { learnRate: true, when: error => is429(error) ? ` +
         `(retryAfter(error) ?? true) : false, maxAttempts: ${MAX_ATTEMPTS}, delay: backoff } })\`, the same seeded ` +
         'backoff as the baseline, so a pause is the longer of it and `Retry-After`; `maxBatchSize` is the ' +
         "baseline's concurrency, so that both sides have the same cap on what is in flight. " +

@@ -209,3 +209,7 @@ export const anyRetryScenario = fc.oneof(retryScenario('batch'), retryScenario('
 export const pauseThenUnsubscribe: fc.Arbitrary<RetryScenarioSpec> = anyRetryScenario
   .filter((s) => s.tasks.some((t) => t.tries.length > 1))
   .chain((s) => fc.integer({ min: 0, max: 20 }).map((k): RetryScenarioSpec => ({ ...s, unsubscribe: { kind: 'at', time: 4 * k + 2 } })));
+
+/** The same scenarios with `retry.learnRate`, whose spacing of starts the model does not know. */
+export const withLearnRate = (scenarios: fc.Arbitrary<RetryScenarioSpec>): fc.Arbitrary<RetryScenarioSpec> =>
+  scenarios.map((s) => ({ ...s, options: { ...s.options, retry: { ...s.options.retry, learnRate: true } } }));

@@ -101,11 +101,12 @@ function retryOption(plan: RetryPlan, tasks: RetryTaskKind[], calls: RetryObserv
       return d.ms[(attempt - 1) % d.ms.length];
     };
   };
-  const option: { when: typeof when; delay: number | ((attempt: number) => number); maxAttempts?: number } = {
+  const option: { when: typeof when; delay: number | ((attempt: number) => number); maxAttempts?: number; learnRate?: true } = {
     when,
     delay: delay(plan.delay),
   };
   if (plan.maxAttempts !== undefined) option.maxAttempts = plan.maxAttempts;
+  if (plan.learnRate) option.learnRate = true;
   return option;
 }
 

@@ -93,6 +93,11 @@ export type DelayPlan =
 export interface RetryPlan {
   maxAttempts?: number;
   delay: DelayPlan;
+  /**
+   * `retry.learnRate`, for the operator only: the model does not know it, so a run with it is checked
+   * against the rules of §10 (retry-invariants.ts), not against the model.
+   */
+  learnRate?: true;
 }
 
 export interface RetryModelOptions extends ModelOptions {

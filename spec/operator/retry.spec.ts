@@ -248,7 +248,80 @@ describe('retry (§10)', () => {
       new TypeError('Expected `retry.when` to be a function or undefined, got true (boolean)'),
     );
     expect(() => slowStart([], { retry: { count: 3 } as never })).toThrow(
-      new TypeError('Unknown option `retry.count`: expected one of `when`, `maxAttempts`, `delay`'),
+      new TypeError('Unknown option `retry.count`: expected one of `when`, `maxAttempts`, `delay`, `learnRate`'),
     );
+    expect(() => slowStart([], { retry: { learnRate: 1 } as never })).toThrow(
+      new TypeError('Expected `retry.learnRate` to be a boolean or undefined, got 1 (number)'),
+    );
+    expect(() => slowStart([], { retry: { learnRate: false } })).not.toThrow();
+  });
+});
+
+describe('retry.learnRate', () => {
+  const startTimes = (r: ReturnType<typeof run>) => r.tries.map(({ index, attempt, at }) => [index, attempt, at]);
+  // Three tasks succeed in 10 ms, then task 3 is throttled once at 21: the pace drops and pauses until 121.
+  const plan: (number | 'throttle')[][] = [[10], [10], [10], ['throttle', 10], ...Array.from({ length: 6 }, () => [10])];
+  const window: SlowStartOptions = { pacing: 'window', initialBatchSize: 1 };
+
+  it('after a drop, spaces starts by the successes per ms it learned, probing above them from the end of the pause', () => {
+    const r = run(plan, { ...window, retry: { when: () => true, delay: 100, learnRate: true } });
+    r.scheduler.flush();
+    // 3 successes between the first start at 0 and the drop at 21: one start per 7 ms. The retry starts
+    // when the pause ends, at 121; task 7 when the retry has succeeded, at 131, and the window allows a
+    // second task; task 8 one interval later, the rate raised by half of itself per second since 121.
+    const interval = (at: number) => 7 / (1 + (0.5 * (at - 121)) / 1000);
+    const task8 = 131 + interval(131);
+    const expected = [
+      [0, 1, 0],
+      [1, 1, 10],
+      [2, 1, 10],
+      [3, 1, 20],
+      [4, 1, 20],
+      [5, 1, 20],
+      [6, 1, 20],
+      [3, 2, 121],
+      [7, 1, 131],
+      [8, 1, task8],
+      [9, 1, task8 + interval(task8)],
+    ];
+    const actual = startTimes(r);
+    expect(actual.map(([index, attempt]) => [index, attempt])).toEqual(expected.map(([index, attempt]) => [index, attempt]));
+    // A timer starts task 8 while task 7 is still in flight, not its end at 141.
+    actual.forEach(([, , at], k) => expect(at).toBeCloseTo(expected[k][2], 9));
+    expect(r.completedAt).toBeDefined();
+    // Without it, the window alone starts tasks 7 and 8 together.
+    const alone = run(plan, { ...window, retry: { when: () => true, delay: 100 } });
+    alone.scheduler.flush();
+    expect(startTimes(alone).slice(8, 10)).toEqual([
+      [7, 1, 131],
+      [8, 1, 131],
+    ]);
+  });
+
+  it('halves the rate when nothing succeeded between two drops', () => {
+    // One task at a time: 3 successes by the drop at 31 (one start per 31/3 ms); the retry at 131 is
+    // throttled again at 132, with no success in between: one start per 62/3 ms from the third try at 232.
+    const r = run([[10], [10], [10], ['throttle', 'throttle', 10], [10], [10]], {
+      initialBatchSize: 1,
+      maxBatchSize: 1,
+      retry: { when: () => true, delay: 100, learnRate: true },
+    });
+    r.scheduler.flush();
+    const times = r.tries.map(({ at }) => at);
+    expect(times.slice(0, 6)).toEqual([0, 10, 20, 30, 131, 232]);
+    expect(times[6]).toBeCloseTo(232 + 62 / 3, 9);
+  });
+
+  it('leaves nothing scheduled when a factory unsubscribes while starts are spaced', () => {
+    const r = run(plan, { ...window, retry: { when: () => true, delay: 100, learnRate: true } });
+    const factory7 = r.tasks[7];
+    r.tasks[7] = (context) => {
+      r.subscription.unsubscribe();
+      return factory7(context);
+    };
+    r.scheduler.flush();
+    // Had the spacing's timer been scheduled after the run closed, the clock would have run on to it.
+    expect(r.scheduler.frame).toBe(131);
+    expect(r.tries.map(({ index }) => index).at(-1)).toBe(3);
   });
 });

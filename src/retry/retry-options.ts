@@ -20,6 +20,14 @@ export interface RetryOptions {
    * @default exponential from 1,000 ms, doubling, capped at 30 s, with jitter
    */
   delay?: number | ((attempt: number, error: unknown) => number);
+  /**
+   * After a throttle, also start tasks no faster than the server served them between the last two
+   * drops of the pace, rising by half of that rate per second without a throttle. For clients that
+   * share one rate limit with no coordinator (many browsers, many workers): each learns its share, so
+   * that the server's bucket is seldom emptied. Without it, §10's pace alone grows until the next throttle.
+   * @default false
+   */
+  learnRate?: boolean;
 }
 
 /** {@link RetryOptions} after validation, with every default filled in. */
@@ -27,9 +35,10 @@ export interface ResolvedRetry {
   readonly when: ((error: unknown, context: TaskContext) => boolean | number) | undefined;
   readonly maxAttempts: number;
   readonly delay: number | ((attempt: number, error: unknown) => number) | undefined;
+  readonly learnRate: boolean;
 }
 
-const retryOptionNames: ReadonlyArray<keyof RetryOptions> = ['when', 'maxAttempts', 'delay'];
+const retryOptionNames: ReadonlyArray<keyof RetryOptions> = ['when', 'maxAttempts', 'delay', 'learnRate'];
 
 /**
  * Validates the `retry` option; `expected` is the package's one message template.
@@ -49,7 +58,7 @@ export function resolveRetry(
       throw new TypeError(`Unknown option \`retry.${key}\`: expected one of ${retryOptionNames.map((name) => `\`${name}\``).join(', ')}`);
     }
   }
-  const { when, maxAttempts = 3, delay } = retry as RetryOptions;
+  const { when, maxAttempts = 3, delay, learnRate = false } = retry as RetryOptions;
   if (when !== undefined && typeof when !== 'function') {
     throw new TypeError(expected('retry.when', 'a function or undefined', when));
   }
@@ -61,5 +70,6 @@ export function resolveRetry(
     if (typeof delay !== 'number') throw new TypeError(expected('retry.delay', delayRule, delay));
     if (!(delay >= 0 && delay <= maxDelay)) throw new RangeError(expected('retry.delay', delayRule, delay));
   }
-  return { when, maxAttempts, delay };
+  if (typeof learnRate !== 'boolean') throw new TypeError(expected('retry.learnRate', 'a boolean or undefined', learnRate));
+  return { when, maxAttempts, delay, learnRate };
 }

@@ -1,0 +1,88 @@
+/**
+ * The rate `retry.learnRate` learns from throttles, alone: times in, the earliest next start out.
+ */
+import { LearnedRate, PROBE_PER_SECOND } from '../../src/retry/learned-rate';
+
+/** A rate that saw `successes` successes between a first start at 0 and a drop at `dropAt`, pausing until `pauseEnd`. */
+function learnedFrom(successes: number, dropAt: number, pauseEnd: number): LearnedRate {
+  const rate = new LearnedRate();
+  rate.started(0);
+  for (let k = 0; k < successes; k++) rate.succeeded();
+  rate.dropped(dropAt, pauseEnd);
+  return rate;
+}
+
+describe('LearnedRate', () => {
+  it('sets no limit before the pace has dropped', () => {
+    const rate = new LearnedRate();
+    for (let k = 0; k < 5; k++) rate.succeeded();
+    expect(rate.started(0)).toBe(0);
+    expect(rate.started(0)).toBe(0);
+    expect(rate.started(7)).toBe(7);
+  });
+
+  it('learns the successes per ms since the first start at the first drop, and spaces starts by it', () => {
+    // 4 successes in 40 ms: one start every 10 ms, counted from the first start after the pause.
+    const rate = learnedFrom(4, 40, 100);
+    expect(rate.started(100)).toBe(110);
+    expect(rate.started(100)).toBe(120);
+  });
+
+  it('counts the first drop from the first start, not from when the rate was made', () => {
+    const rate = new LearnedRate();
+    rate.started(60);
+    rate.started(70);
+    rate.succeeded();
+    rate.succeeded();
+    rate.dropped(80, 80);
+    // 2 successes in 80 - 60 = 20 ms.
+    expect(rate.started(80)).toBe(90);
+  });
+
+  it('counts the next drop from the last one, pauses included', () => {
+    const rate = learnedFrom(4, 40, 100);
+    rate.started(100);
+    for (let k = 0; k < 3; k++) rate.succeeded();
+    // 3 successes between the drops at 40 and 100: one start every 20 ms.
+    rate.dropped(100, 300);
+    expect(rate.started(300)).toBe(320);
+  });
+
+  it('halves the rate when nothing succeeded between two drops', () => {
+    const rate = learnedFrom(4, 40, 100);
+    rate.started(100);
+    rate.dropped(110, 200);
+    expect(rate.started(200)).toBe(220);
+  });
+
+  it('sets no limit when the first drop comes before any success', () => {
+    const rate = learnedFrom(0, 40, 100);
+    expect(rate.started(100)).toBe(100);
+  });
+
+  it('sets no limit when the successes took no time (synchronous tasks)', () => {
+    const rate = learnedFrom(3, 0, 0);
+    expect(rate.started(0)).toBe(0);
+  });
+
+  it('saves up no credit while no task starts', () => {
+    const rate = learnedFrom(4, 40, 40);
+    expect(rate.started(40)).toBeCloseTo(50, 9);
+    // Long after: the next start is one interval from now, not several starts at once.
+    const later = rate.started(1_040);
+    expect(later).toBeGreaterThan(1_040);
+    expect(later).toBeLessThan(1_050);
+  });
+
+  it(`probes above the learned rate from the end of the pause: by ${PROBE_PER_SECOND} of it per second`, () => {
+    expect(PROBE_PER_SECOND).toBe(0.5);
+    // 1 success per 10 ms; the pause ends at 100.
+    const rate = learnedFrom(4, 40, 100);
+    // Before the pause ends there is no probe yet.
+    expect(rate.started(50)).toBe(60);
+    // Two seconds after the pause: twice the learned rate, one start every 5 ms.
+    expect(rate.started(2_100)).toBe(2_105);
+    // Four seconds after: three times the rate.
+    expect(rate.started(4_100)).toBeCloseTo(4_100 + 10 / 3, 9);
+  });
+});
