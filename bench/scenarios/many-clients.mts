@@ -16,6 +16,11 @@ const MEDIAN_MS = 50;
 const SIGMA = 0.5;
 const LATENCY_SEED = 21;
 const JITTER_SEED = 4_021;
+/**
+ * Further runs with every seed moved by each of these, to show the figures are not those of one draw of
+ * latencies and jitter: the targets are judged on the first run, the spread is reported.
+ */
+const OTHER_SEED_SHIFTS = [1_000, 2_000, 3_000, 4_000, 5_000];
 /** Fixed concurrency of the baseline, per client. */
 const BASELINE_CONCURRENCY = 16;
 /** Retries per task on the baseline; tries per task are one more. Enough that no task runs out. */
@@ -28,7 +33,8 @@ const BACKOFF_CAP_MS = 30_000;
 const MAX_429_RATIO = 0.25;
 const MAX_MAKESPAN_RATIO = 1.2;
 
-type Side = 'baseline' | 'ours';
+/** `ours` learns the rate (`retry.learnRate`); `ours-alone` is §10's pace alone, for comparison. */
+type Side = 'baseline' | 'ours' | 'ours-alone';
 
 /**
  * Exponential backoff before retry `attempt` (1 for the first): 1 s doubling, capped at 30 s, times a
@@ -68,9 +74,10 @@ function client(
   scheduler: VirtualTimeScheduler,
   index: number,
   tries: number[],
+  seedShift: number,
 ): Observable<number> {
-  const latency = logNormalSource({ median: MEDIAN_MS, sigma: SIGMA, seed: LATENCY_SEED + index });
-  const delay = backoff(seededRandom(JITTER_SEED + index));
+  const latency = logNormalSource({ median: MEDIAN_MS, sigma: SIGMA, seed: LATENCY_SEED + seedShift + index });
+  const delay = backoff(seededRandom(JITTER_SEED + seedShift + index));
   const offset = index * TASKS_PER_CLIENT;
   // Counted on subscription: RxJS's retry subscribes again to the observable the factory returned.
   const tasks = Array.from(
@@ -100,12 +107,13 @@ function client(
         map(() => 1),
       );
     case 'ours':
+    case 'ours-alone':
       return slowStart(tasks, {
         pacing: 'window',
         maxBatchSize: BASELINE_CONCURRENCY,
         scheduler,
         retry: {
-          learnRate: true,
+          learnRate: side === 'ours',
           when: (error) => (is429(error) ? (retryAfter(error) ?? true) : false),
           maxAttempts: MAX_ATTEMPTS,
           delay: (attempt) => delay(attempt),
@@ -115,7 +123,7 @@ function client(
 }
 
 /** Every client at once against one fresh server on one fresh virtual clock. */
-function runSide(side: Side, rate: number): SideRun {
+function runSide(side: Side, rate: number, seedShift = 0): SideRun {
   const scheduler = new VirtualTimeScheduler();
   const options: ServerOptions = { rate, burst: rate * BURST_SECONDS };
   const server = new RateLimitedServer(scheduler, options);
@@ -124,7 +132,7 @@ function runSide(side: Side, rate: number): SideRun {
   const subscriptions = Array.from({ length: CLIENTS }, (_, index) => {
     const run: ClientRun = { completedTasks: 0, ended: NaN, error: undefined };
     clients.push(run);
-    return client(side, server, scheduler, index, tries).subscribe({
+    return client(side, server, scheduler, index, tries, seedShift).subscribe({
       next: (count) => (run.completedTasks += count),
       error: (error: unknown) => {
         run.error = error;
@@ -149,6 +157,21 @@ function runSide(side: Side, rate: number): SideRun {
     maxTries: Math.max(...tries),
     capacityShare: server.accepted / ((rate * makespan) / 1000),
   };
+}
+
+/** The ratios of ours to the baseline with every seed shifted, as `min to max` over the shifts. */
+function spreadOverOtherSeeds(rate: number): Figure[] {
+  const runs = OTHER_SEED_SHIFTS.map((shift) => ({ baseline: runSide('baseline', rate, shift), ours: runSide('ours', rate, shift) }));
+  const range = (values: number[]) => `${ratio(Math.min(...values))} to ${ratio(Math.max(...values))}`;
+  const where = `on ${OTHER_SEED_SHIFTS.length} other seeds`;
+  return [
+    { label: `${rate}/s: 429s, ours / baseline, ${where}`, value: range(runs.map((r) => r.ours.throttled / r.baseline.throttled)) },
+    { label: `${rate}/s: makespan, ours / baseline, ${where}`, value: range(runs.map((r) => r.ours.makespan / r.baseline.makespan)) },
+    {
+      label: `${rate}/s: runs in which ours completes every task, ${where}`,
+      value: `${runs.filter((r) => r.ours.completedTasks === TASKS && r.ours.failedClients === 0).length} of ${runs.length}`,
+    },
+  ];
 }
 
 const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
@@ -192,6 +215,7 @@ export const manyClients: Scenario = {
         `${rate}/s, ours: ${ours.throttled} 429s, makespan ${seconds(ours.makespan)}, ` +
           `${ours.completedTasks} tasks completed, capacity ${percent(ours.capacityShare)}`,
       );
+      const alone = runSide('ours-alone', rate);
       const throttledRatio = ours.throttled / baseline.throttled;
       const makespanRatio = ours.makespan / baseline.makespan;
       figures.push(
@@ -200,6 +224,15 @@ export const manyClients: Scenario = {
         { label: `${rate}/s: 429s, ours / baseline`, value: ratio(throttledRatio) },
         { label: `${rate}/s: makespan, ours / baseline`, value: ratio(makespanRatio) },
         { label: `${rate}/s: capacity used, ours / baseline`, value: ratio(ours.capacityShare / baseline.capacityShare) },
+        // What learning the rate adds: §10's pace alone, on the same clients.
+        { label: `${rate}/s, ours without learnRate: 429s drawn`, value: format.count(alone.throttled) },
+        { label: `${rate}/s: 429s, ours without learnRate / baseline`, value: ratio(alone.throttled / baseline.throttled) },
+        { label: `${rate}/s: makespan, ours without learnRate / baseline`, value: ratio(alone.makespan / baseline.makespan) },
+        {
+          label: `${rate}/s, ours without learnRate: tasks completed`,
+          value: `${format.count(alone.completedTasks)} of ${format.count(TASKS)}`,
+        },
+        ...spreadOverOtherSeeds(rate),
       );
       for (const [label, run] of [
         ['baseline', baseline],
@@ -247,8 +280,10 @@ export const manyClients: Scenario = {
         `(retryAfter(error) ?? true) : false, maxAttempts: ${MAX_ATTEMPTS}, delay: backoff } })\`, the same seeded ` +
         'backoff as the baseline, so a pause is the longer of it and `Retry-After`; `maxBatchSize` is the ' +
         "baseline's concurrency, so that both sides have the same cap on what is in flight. " +
+        "'Ours without learnRate' is the same with `learnRate: false`: §10's pace alone. " +
         'Makespan: virtual time when the last client ends. Capacity used: requests accepted / (rate × makespan); ' +
-        'the full bucket at the start lets it exceed 100 % slightly.',
+        'the full bucket at the start lets it exceed 100 % slightly. The targets are judged on the seeds above; the ' +
+        `same comparison with every seed shifted by ${OTHER_SEED_SHIFTS.join(', ')} gives the spread reported.`,
       figures,
       targets,
     };
