@@ -312,6 +312,19 @@ describe('retry.learnRate', () => {
     expect(times[6]).toBeCloseTo(232 + 62 / 3, 9);
   });
 
+  it('learns only when the pace drops: a throttle of a task started before the drop teaches nothing', () => {
+    // Two at a time: tasks 0 and 1 succeed at 10; tasks 2 to 5 start then, and 3 and 4 are both throttled
+    // at 11. Only task 3's throttle drops the pace: 2 successes in 11 ms, one start per 5.5 ms. Had
+    // task 4's throttle taught a rate too (no success since the drop: half of it), it would be 11 ms.
+    const twice = plan.map((steps, index) => (index === 4 ? ['throttle' as const, 10] : steps));
+    const r = run(twice, { ...window, initialBatchSize: 2, retry: { when: () => true, delay: 100, learnRate: true } });
+    r.scheduler.flush();
+    const retries = r.tries.filter(({ attempt }) => attempt === 2).map(({ index, at }) => [index, at]);
+    expect(retries.map(([index]) => index)).toEqual([3, 4]);
+    expect(retries[0][1]).toBe(111);
+    expect(retries[1][1]).toBeCloseTo(116.5, 9);
+  });
+
   it('leaves nothing scheduled when a factory unsubscribes while starts are spaced', () => {
     const r = run(plan, { ...window, retry: { when: () => true, delay: 100, learnRate: true } });
     const factory7 = r.tasks[7];
