@@ -327,10 +327,14 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
     if (pausedUntil === -Infinity) return false;
     const left = pausedUntil - host.now();
     if (left <= 0) return false;
-    pauseTimer ??= host.schedule(() => {
-      pauseTimer = undefined;
-      pump();
-    }, left);
+    // A longer timer would fire at once (setTimeout's limit): this one fires early and is armed again.
+    pauseTimer ??= host.schedule(
+      () => {
+        pauseTimer = undefined;
+        pump();
+      },
+      Math.min(left, MAX_TIMER_DELAY),
+    );
     return true;
   }
 

@@ -298,18 +298,22 @@ describe('retry.learnRate', () => {
     ]);
   });
 
-  it('halves the rate when nothing succeeded between two drops', () => {
-    // One task at a time: 3 successes by the drop at 31 (one start per 31/3 ms); the retry at 131 is
-    // throttled again at 132, with no success in between: one start per 62/3 ms from the third try at 232.
+  it('keeps the rate it learned when nothing succeeded between two drops', () => {
+    // One task at a time: 3 successes by the drop at 31, one start per 31/3 ms. The retry at 131 is
+    // throttled again at 132, with no success since: the rate stays, and the probe starts again from
+    // the end of the new pause at 232, where the third try starts. Forgotten, the rate would let task 4
+    // start at 242, as soon as the third try succeeds; halved, at 232 + 62/3.
     const r = run([[10], [10], [10], ['throttle', 'throttle', 10], [10], [10]], {
       initialBatchSize: 1,
       maxBatchSize: 1,
       retry: { when: () => true, delay: 100, learnRate: true },
     });
     r.scheduler.flush();
+    const interval = (at: number) => 31 / 3 / (1 + (0.5 * (at - 232)) / 1000);
     const times = r.tries.map(({ at }) => at);
     expect(times.slice(0, 6)).toEqual([0, 10, 20, 30, 131, 232]);
-    expect(times[6]).toBeCloseTo(232 + 62 / 3, 9);
+    expect(times[6]).toBeCloseTo(232 + interval(232), 9);
+    expect(times[7]).toBeCloseTo(times[6] + interval(times[6]), 9);
   });
 
   it('learns only when the pace drops: a throttle of a task started before the drop teaches nothing', () => {

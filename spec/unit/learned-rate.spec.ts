@@ -48,11 +48,17 @@ describe('LearnedRate', () => {
     expect(rate.started(300)).toBe(320);
   });
 
-  it('halves the rate when nothing succeeded between two drops', () => {
+  it('keeps the rate, and counts on from the drop before, when nothing succeeded since it', () => {
     const rate = learnedFrom(4, 40, 100);
     rate.started(100);
+    // An outage: a drop at 110 with no success since 40. The rate stays one start per 10 ms, and the
+    // probe starts again from the end of the new pause (from 100, it would be 5 % faster by now).
     rate.dropped(110, 200);
-    expect(rate.started(200)).toBe(220);
+    expect(rate.started(200)).toBe(210);
+    // The next drop counts from 40: 6 successes in 300 ms, one start per 50 ms.
+    for (let k = 0; k < 6; k++) rate.succeeded();
+    rate.dropped(340, 400);
+    expect(rate.started(400)).toBe(450);
   });
 
   it('sets no limit when the first drop comes before any success', () => {

@@ -13,10 +13,9 @@ export const PROBE_PER_SECOND = 0.5;
 /**
  * The start rate a run has learned from its throttles, on the scheduler's clock (ms). Before the first
  * drop of the pace there is no limit; at each drop the rate becomes the successes per ms since the
- * previous drop (since the first start, for the first drop), or half the last rate if nothing
- * succeeded in between. From the end of the pause after a drop, the allowed rate rises by
- * {@link PROBE_PER_SECOND} of the learned rate per second, so that capacity freed later (another client
- * finishing, a limit raised) is found again.
+ * previous drop (since the first start, for the first drop). From the end of the pause after a drop,
+ * the allowed rate rises by {@link PROBE_PER_SECOND} of the learned rate per second, so that capacity
+ * freed later (another client finishing, a limit raised) is found again.
  */
 export class LearnedRate {
   /** When successes began to be counted: the first start, then the last drop. */
@@ -50,12 +49,13 @@ export class LearnedRate {
 
   /** The pace dropped at `now` after a throttle (§10), and the pause ends at `pauseEnd`. */
   dropped(now: number, pauseEnd: number): void {
-    const since = this.countingSince ?? now;
+    this.probeFrom = pauseEnd;
+    // With nothing served since the last drop there is nothing to learn from, and the count runs on. An
+    // outage of many throttles must not wear the rate down to nothing: the pauses already wait it out.
+    if (this.successes === 0) return;
     // With no time between (synchronous tasks), the rate is infinite: no limit, which is what was seen.
-    if (this.successes > 0) this.perMs = this.successes / (now - since);
-    else if (this.perMs !== undefined) this.perMs /= 2;
+    this.perMs = this.successes / (now - (this.countingSince ?? now));
     this.countingSince = now;
     this.successes = 0;
-    this.probeFrom = pauseEnd;
   }
 }
