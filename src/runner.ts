@@ -327,14 +327,12 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
     if (pausedUntil === -Infinity) return false;
     const left = pausedUntil - host.now();
     if (left <= 0) return false;
-    // A longer timer would fire at once (setTimeout's limit): this one fires early and is armed again.
-    pauseTimer ??= host.schedule(
-      () => {
-        pauseTimer = undefined;
-        pump();
-      },
-      Math.min(left, MAX_TIMER_DELAY),
-    );
+    // No longer than setTimeout allows: a throttle's pause is capped at that limit, and
+    // `learnRate` waits no longer between two starts than the pause after the last drop.
+    pauseTimer ??= host.schedule(() => {
+      pauseTimer = undefined;
+      pump();
+    }, left);
     return true;
   }
 

@@ -316,6 +316,20 @@ describe('retry.learnRate', () => {
     expect(times[7]).toBeCloseTo(times[6] + interval(times[6]), 9);
   });
 
+  it('never slows the run below one start per pause, whatever the throttles teach', () => {
+    // Every first try is throttled, whatever the rate: each drop sees one success in a task's whole
+    // round (two tries, a 10 ms pause, the wait before it), so each rate learned would be lower than
+    // the one before, and the run would all but stop. No wait between starts exceeds the pause.
+    const r = run(
+      Array.from({ length: 12 }, () => ['throttle' as const, 10]),
+      { ...window, concurrency: 1, retry: { when: () => true, delay: 10, learnRate: true } },
+    );
+    r.scheduler.flush();
+    expect(r.completedAt).toBeDefined();
+    // Each task: a throttle after 1 ms, the 10 ms pause, the retry's 10 ms, and at most 10 ms of wait.
+    expect(r.completedAt).toBeLessThanOrEqual(12 * 31);
+  });
+
   it('learns only when the pace drops: a throttle of a task started before the drop teaches nothing', () => {
     // Two at a time: tasks 0 and 1 succeed at 10; tasks 2 to 5 start then, and 3 and 4 are both throttled
     // at 11. Only task 3's throttle drops the pace: 2 successes in 11 ms, one start per 5.5 ms. Had

@@ -25,7 +25,7 @@ describe('LearnedRate', () => {
     // 4 successes in 40 ms: one start every 10 ms, counted from the first start after the pause.
     const rate = learnedFrom(4, 40, 100);
     expect(rate.started(100)).toBe(110);
-    expect(rate.started(100)).toBe(120);
+    expect(rate.started(100)).toBe(110);
   });
 
   it('counts the first drop from the first start, not from when the rate was made', () => {
@@ -34,9 +34,9 @@ describe('LearnedRate', () => {
     rate.started(70);
     rate.succeeded();
     rate.succeeded();
-    rate.dropped(80, 80);
+    rate.dropped(80, 180);
     // 2 successes in 80 - 60 = 20 ms.
-    expect(rate.started(80)).toBe(90);
+    expect(rate.started(180)).toBe(190);
   });
 
   it('counts the next drop from the last one, pauses included', () => {
@@ -71,13 +71,14 @@ describe('LearnedRate', () => {
     expect(rate.started(0)).toBe(0);
   });
 
-  it('saves up no credit while no task starts', () => {
-    const rate = learnedFrom(4, 40, 40);
-    expect(rate.started(40)).toBeCloseTo(50, 9);
-    // Long after: the next start is one interval from now, not several starts at once.
-    const later = rate.started(1_040);
-    expect(later).toBeGreaterThan(1_040);
-    expect(later).toBeLessThan(1_050);
+  it('waits no longer between two starts than the pause after the last drop', () => {
+    // 1 success in 1,000 ms would mean one start per second; the pause after the drop was 10 ms.
+    const rate = learnedFrom(1, 1_000, 1_010);
+    expect(rate.started(1_010)).toBe(1_020);
+    // A drop with no pause sets no limit at all.
+    rate.succeeded();
+    rate.dropped(2_000, 2_000);
+    expect(rate.started(2_000)).toBe(2_000);
   });
 
   it(`probes above the learned rate from the end of the pause: by ${PROBE_PER_SECOND} of it per second`, () => {

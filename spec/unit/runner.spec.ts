@@ -3,7 +3,7 @@
 // may notify twice, a feed may push after it was stopped), so the runner must hold on its own.
 import type { Cancellable, FactoryFeed, FactorySink, TaskObserver } from '../../src/host';
 import { createRunner } from '../../src/runner';
-import { MAX_TIMER_DELAY, resolveOptions } from '../../src/options';
+import { resolveOptions } from '../../src/options';
 import type { BatchResult } from '../../src/types';
 
 /** A task the test settles by hand: what the factories in this spec return. */
@@ -210,32 +210,5 @@ describe('createRunner() on a host without RxJS', () => {
     expect(events).toHaveLength(1);
     // Nothing waits now: no timer is armed until a factory arrives.
     expect(timers.filter(({ cancelled }) => !cancelled)).toEqual([]);
-  });
-
-  it('never arms a timer longer than setTimeout allows: a long pause is waited out in steps', () => {
-    const { feed, timers, advanceTo } = setUp({
-      pacing: 'window',
-      retry: { when: () => true, delay: 0, learnRate: true },
-    });
-    const invoked: ManualTask[] = [];
-    const [first, throttled, other, last] = Array.from({ length: 4 }, () => new ManualTask());
-    feed.sink.push(factoryOf(first, invoked));
-    first.observer!.complete();
-    feed.sink.push(factoryOf(throttled, invoked));
-    feed.sink.push(factoryOf(other, invoked));
-    feed.sink.push(factoryOf(last, invoked));
-    // One success in 3e9 ms when the pace drops: the learned rate allows one start per 3e9 ms.
-    advanceTo(3e9);
-    throttled.observer!.error(new Error('429'));
-    other.observer!.complete();
-    expect(invoked).toEqual([first, throttled, other, throttled]);
-    throttled.observer!.complete();
-    // The next start is due at 6e9, past what one timer can wait.
-    expect(timers.filter(({ cancelled }) => !cancelled).map(({ at }) => at)).toEqual([3e9 + MAX_TIMER_DELAY]);
-    advanceTo(3e9 + MAX_TIMER_DELAY);
-    expect(invoked).toHaveLength(4);
-    expect(timers.filter(({ cancelled }) => !cancelled).map(({ at }) => at)).toEqual([6e9]);
-    advanceTo(6e9);
-    expect(invoked).toEqual([first, throttled, other, throttled, last]);
   });
 });

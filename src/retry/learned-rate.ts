@@ -13,33 +13,31 @@ export const PROBE_PER_SECOND = 0.5;
 /**
  * The start rate a run has learned from its throttles, on the scheduler's clock (ms). Before the first
  * drop of the pace there is no limit; at each drop the rate becomes the successes per ms since the
- * previous drop (since the first start, for the first drop). From the end of the pause after a drop,
- * the allowed rate rises by {@link PROBE_PER_SECOND} of the learned rate per second, so that capacity
- * freed later (another client finishing, a limit raised) is found again.
+ * previous drop (since the first start, for the first drop). It is never slower than one start per
+ * pause after the last drop, and from the end of that pause it rises by {@link PROBE_PER_SECOND} of
+ * itself per second, so that capacity freed later (another client finishing, a limit raised) is found
+ * again.
  */
 export class LearnedRate {
-  /** When successes began to be counted: the first start, then the last drop. */
+  /** When successes began to be counted: the first start, then the last drop with a success since. */
   private countingSince: number | undefined;
   /** Successes counted since then. */
   private successes = 0;
   /** The learned rate in tasks per ms, once a drop has measured one. */
   private perMs: number | undefined;
+  /** The pause after the last drop: the longest wait between two starts. */
+  private longestWait = 0;
   /** When the probe above the learned rate begins: the end of the pause after the last drop. */
   private probeFrom = 0;
-  /** The earliest time the next task may start. */
-  private nextStart = -Infinity;
 
-  /**
-   * A task starts at `now`. Returns the earliest time the next task may start: `now` or earlier while
-   * there is no limit.
-   */
+  /** A task starts at `now`. Returns the earliest time the next one may start: `now` while there is no limit. */
   started(now: number): number {
     this.countingSince ??= now;
     if (this.perMs === undefined) return now;
-    const allowed = this.perMs * (1 + (PROBE_PER_SECOND * Math.max(0, now - this.probeFrom)) / 1000);
-    // No credit is saved up while no task starts: the interval counts from now at the earliest.
-    this.nextStart = Math.max(now, this.nextStart) + 1 / allowed;
-    return this.nextStart;
+    // Throttles that are not about the rate (every first try refused, say) would otherwise teach lower
+    // and lower rates, each measured under the one before: the run would all but stop.
+    const base = Math.max(this.perMs, 1 / this.longestWait);
+    return now + 1 / (base * (1 + (PROBE_PER_SECOND * Math.max(0, now - this.probeFrom)) / 1000));
   }
 
   /** A task has succeeded. */
@@ -50,8 +48,8 @@ export class LearnedRate {
   /** The pace dropped at `now` after a throttle (§10), and the pause ends at `pauseEnd`. */
   dropped(now: number, pauseEnd: number): void {
     this.probeFrom = pauseEnd;
-    // With nothing served since the last drop there is nothing to learn from, and the count runs on. An
-    // outage of many throttles must not wear the rate down to nothing: the pauses already wait it out.
+    this.longestWait = pauseEnd - now;
+    // With nothing served since the last drop there is nothing to learn from, and the count runs on.
     if (this.successes === 0) return;
     // With no time between (synchronous tasks), the rate is infinite: no limit, which is what was seen.
     this.perMs = this.successes / (now - (this.countingSince ?? now));

@@ -22,9 +22,10 @@ export interface RetryOptions {
   delay?: number | ((attempt: number, error: unknown) => number);
   /**
    * After a throttle, also start tasks no faster than the server served them between the last two
-   * drops of the pace, rising by half of that rate per second without a throttle. For clients that
-   * share one rate limit with no coordinator (many browsers, many workers): each learns its share, so
-   * that the server's bucket is seldom emptied. Without it, §10's pace alone grows until the next throttle.
+   * drops of the pace, plus half of that rate for every second without a throttle, and never slower
+   * than one start per pause. For clients that share one rate limit with no coordinator (many
+   * browsers, many workers): each learns its share, so that the server's bucket is seldom emptied.
+   * Without it, §10's pace alone grows until the next throttle.
    * @default false
    */
   learnRate?: boolean;
