@@ -1,0 +1,81 @@
+/**
+ * What a failed try leads to under `retry` (src/retry/retry-policy.ts), alone: the pause, and each
+ * answer of `when` or `delay` that makes the failure final instead.
+ */
+import { expected } from '../../src/options';
+import type { ResolvedRetry } from '../../src/retry/retry-options';
+import { decideRetry } from '../../src/retry/retry-policy';
+import type { TaskContext } from '../../src/types';
+
+const context = (attempt: number): TaskContext => ({ index: 0, batch: 0, attempt, signal: new AbortController().signal });
+const policy = (retry: Partial<ResolvedRetry>): ResolvedRetry => ({
+  when: undefined,
+  maxAttempts: 3,
+  delay: 0,
+  learnRate: false,
+  ...retry,
+});
+const error = new Error('429');
+const decide = (retry: Partial<ResolvedRetry>, attempt = 1) => decideRetry(policy(retry), error, context(attempt), 1_000, expected);
+
+describe('decideRetry', () => {
+  it('retries every failure when there is no `when`, after the delay', () => {
+    expect(decide({ delay: 250 })).toEqual({ retry: true, pause: 250 });
+  });
+
+  it('uses the default backoff when there is no `delay`: 500 to 1,000 ms before the first retry', () => {
+    const decision = decide({ delay: undefined });
+    expect(decision.retry).toBe(true);
+    const { pause } = decision as { pause: number };
+    expect(pause).toBeGreaterThanOrEqual(500);
+    expect(pause).toBeLessThanOrEqual(1_000);
+  });
+
+  it('waits the longer of what `when` asks and the delay, and no longer than the longest pause', () => {
+    expect(decide({ when: () => 300, delay: 100 })).toEqual({ retry: true, pause: 300 });
+    expect(decide({ when: () => 50, delay: 100 })).toEqual({ retry: true, pause: 100 });
+    expect(decide({ when: () => 5_000, delay: 100 })).toEqual({ retry: true, pause: 1_000 });
+    expect(decide({ delay: (attempt) => attempt * 10 }, 2)).toEqual({ retry: true, pause: 20 });
+  });
+
+  it('fails a task out of tries, or one `when` says is not transient, with the error itself', () => {
+    expect(decide({ maxAttempts: 2 }, 2)).toEqual({ retry: false, reason: error });
+    expect(decide({ when: () => false })).toEqual({ retry: false, reason: error });
+  });
+
+  it.each([
+    ['a negative number', -1],
+    ['Infinity', Infinity],
+    ['NaN', NaN],
+    ['a string', '5'],
+  ])('fails the task with a TypeError when `when` answers %s', (_, answer) => {
+    const decision = decide({ when: () => answer as number });
+    expect(decision).toEqual({
+      retry: false,
+      reason: new TypeError(expected('retry.when()', 'a boolean or a finite number of milliseconds >= 0', answer)),
+    });
+  });
+
+  it.each([
+    ['a negative number', -1],
+    ['Infinity', Infinity],
+    ['NaN', NaN],
+    ['a string', '5'],
+  ])('fails the task with a TypeError when `delay` answers %s', (_, answer) => {
+    const decision = decide({ delay: () => answer as number });
+    expect(decision).toEqual({
+      retry: false,
+      reason: new TypeError(expected('retry.delay()', 'a finite number of milliseconds >= 0', answer)),
+    });
+    expect((decision as { reason: TypeError }).reason.message).toMatch(/^Expected `retry\.delay\(\)` to be a finite number/);
+  });
+
+  it('fails the task with what `when` or `delay` throws', () => {
+    const thrown = new Error('policy bug');
+    const throws = () => {
+      throw thrown;
+    };
+    expect(decide({ when: throws })).toEqual({ retry: false, reason: thrown });
+    expect(decide({ delay: throws })).toEqual({ retry: false, reason: thrown });
+  });
+});
