@@ -18,6 +18,14 @@ const policy = (retry: Partial<ResolvedRetry>): ResolvedRetry => ({
 const error = new Error('429');
 const decide = (retry: Partial<ResolvedRetry>, attempt = 1) => decideRetry(policy(retry), error, context(attempt), 1_000, expected);
 
+/** Answers that are not a number of milliseconds a timer can wait. */
+const badAnswers: [string, unknown][] = [
+  ['a negative number', -1],
+  ['Infinity', Infinity],
+  ['NaN', NaN],
+  ['a string', '5'],
+];
+
 describe('decideRetry', () => {
   it('retries every failure when there is no `when`, after the delay', () => {
     expect(decide({ delay: 250 })).toEqual({ retry: true, pause: 250 });
@@ -43,12 +51,7 @@ describe('decideRetry', () => {
     expect(decide({ when: () => false })).toEqual({ retry: false, reason: error });
   });
 
-  it.each([
-    ['a negative number', -1],
-    ['Infinity', Infinity],
-    ['NaN', NaN],
-    ['a string', '5'],
-  ])('fails the task with a TypeError when `when` answers %s', (_, answer) => {
+  it.each(badAnswers)('fails the task with a TypeError when `when` answers %s', (_, answer) => {
     const decision = decide({ when: () => answer as number });
     expect(decision).toEqual({
       retry: false,
@@ -56,12 +59,7 @@ describe('decideRetry', () => {
     });
   });
 
-  it.each([
-    ['a negative number', -1],
-    ['Infinity', Infinity],
-    ['NaN', NaN],
-    ['a string', '5'],
-  ])('fails the task with a TypeError when `delay` answers %s', (_, answer) => {
+  it.each(badAnswers)('fails the task with a TypeError when `delay` answers %s', (_, answer) => {
     const decision = decide({ delay: () => answer as number });
     expect(decision).toEqual({
       retry: false,
