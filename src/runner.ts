@@ -99,11 +99,12 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
       // A new factory can only let a task start: when none may, asking the source again is all there is
       // to do (a synchronous source pushes every factory of a batch this way before the batch starts).
       // During a pause nothing may start, and the pacing is not asked: a batch opens when the pause ends.
-      if (!pumping && !resultDue && (isPaused() || pacing.room(observe()) === 0)) askForFactories();
+      // (No result is due here: `settle` sets that flag only to call `pump`, which clears it.)
+      if (!pumping && (isPaused() || pacing.room(observe()) === 0)) askForFactories();
       else pump();
     },
     end() {
-      if (closed) return;
+      // Once the run has closed, `pump` does nothing.
       state.sourceDone = true;
       pump();
     },
@@ -201,12 +202,11 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
     const wasStopping = state.stopping;
     const pauseAtStart = pausedUntil;
     let count = Math.min(pacing.room(state), concurrency - active, state.waiting);
-    if (count > 0) cancelFlushTimer();
     // A task that settled while starting may have completed a result, which is emitted before
     // anything else starts; a failure changes what the pacing allows; a throttle pauses everything.
     // The next round of `pump` asks again.
     while (count-- > 0 && !closed && !resultDue && state.stopping === wasStopping && pausedUntil === pauseAtStart) {
-      const retry = retries.length > 0 && pacing.takesRetry() ? retries.shift() : undefined;
+      const retry = pacing.takesRetry() ? retries.shift() : undefined;
       if (retry === undefined) startNew();
       else startRetry(retry);
       if (learnedRate !== undefined) spaceNextStart(learnedRate);
@@ -227,8 +227,9 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
 
   /** Starts the oldest waiting factory as a new task. */
   function startNew(): void {
-    // A flush is spent by the batch it starts.
+    // A flush is spent by the batch it starts, and so is its timer, armed for the oldest factory.
     state.flushDue = false;
+    cancelFlushTimer();
     const factory = waiting.shift();
     arrivals?.shift();
     const group = book.join(pacing.start(false), pacing.resultSize);
@@ -238,8 +239,8 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
 
   /** Starts a task again: the same result and index, the next attempt, a fresh context (§10). */
   function startRetry({ group, position, factory, attempt }: Retry<T>): void {
+    // A retried task never fills a result: the new tasks of its batch start after it, and close theirs.
     pacing.start(true);
-    if (pacing.resultFull) book.closeLast();
     invoke(new TaskRun<T>(group, position, factory, attempt + 1, pacing.drops, settle));
   }
 
@@ -297,7 +298,7 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
       }
     }
     // When the last task in flight settles, an overdue flush starts the next batch now, not one timer later.
-    if (active === 0 && arrivals !== undefined) state.flushDue ||= oldestIsOverdue();
+    if (active === 0) state.flushDue ||= oldestIsOverdue();
     // A task that settles while `launch` starts others needs another round of `pump` only if there is
     // something to emit, to end, to start, or to ask a lazy source for.
     if (!pumping || resultDue || state.stopping || state.sourceDone || waiting.length > 0 || retries.length > 0 || feed.pushes !== true) {
@@ -353,7 +354,7 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
   function askForFactories(): void {
     requestFactories();
     // During a pause nothing may start: the pause's own timer looks again when it ends.
-    if (arrivals !== undefined && active === 0 && waiting.length > 0 && !state.stopping && !isPaused()) armFlushTimer();
+    if (active === 0 && !state.stopping && !isPaused()) armFlushTimer();
   }
 
   /** Asks a lazy source for the factories the pacing would start now and that are not waiting yet. */
@@ -418,11 +419,9 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
     stop() {
       if (stopped) return;
       stopped = true;
-      const torn = running;
-      running = [];
       close();
       // Every task is torn down, and the source released, even if a teardown before it throws.
-      for (const run of torn) {
+      for (const run of running) {
         if (!run.settled) run.tearDown(reportUnhandled);
       }
       release();

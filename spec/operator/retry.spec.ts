@@ -2,7 +2,7 @@
  * Throttles slow the run down instead of stopping it (§10): a transient failure pauses every start,
  * drops the pace, and the task is tried again ahead of every new one, with a fresh context.
  */
-import { defer, map, Subject, timer, VirtualTimeScheduler } from 'rxjs';
+import { concat, defer, map, Subject, timer, VirtualTimeScheduler } from 'rxjs';
 import {
   isSlowStartBatchError,
   slowStart,
@@ -22,13 +22,15 @@ class Throttled extends Error {
 
 /**
  * Runs tasks in virtual time. `plan[i]` lists what each try of task i does: a number is a success after
- * that many ms, `'throttle'` a throttle after 1 ms, `'fail'` a failure after 1 ms.
+ * that many ms, `'throttle'` a throttle after 1 ms, `'throttleNow'` a throttle as it is subscribed,
+ * `'fail'` a failure after 1 ms.
  */
-function run(plan: (number | 'throttle' | 'fail')[][], options: SlowStartOptions) {
+function run(plan: (number | 'throttle' | 'throttleNow' | 'fail')[][], options: SlowStartOptions, sourceErrorAt?: number) {
   const scheduler = new VirtualTimeScheduler();
   const tries: { index: number; attempt: number; batch: number; at: number; signal: AbortSignal }[] = [];
   const emitted: { result: BatchResult<number>; at: number }[] = [];
   let error: unknown;
+  let endedAt: number | undefined;
   let completedAt: number | undefined;
   const tasks = plan.map(
     (steps, index): TaskFactory<number> =>
@@ -37,13 +39,19 @@ function run(plan: (number | 'throttle' | 'fail')[][], options: SlowStartOptions
           tries.push({ index, attempt: context.attempt, batch: context.batch, at: scheduler.now(), signal: context.signal });
           const step = steps[context.attempt - 1] ?? steps.at(-1);
           if (typeof step === 'number') return timer(step, scheduler).pipe(map(() => index));
+          if (step === 'throttleNow') throwThrottle();
           return timer(1, scheduler).pipe(map(() => (step === 'throttle' ? throwThrottle() : throwFailure(index))));
         }),
   );
-  const subscription = slowStart(tasks, { ...options, scheduler }).subscribe({
+  // With `sourceErrorAt`, the source errors then, after delivering every factory.
+  const source = sourceErrorAt === undefined ? tasks : concat(tasks, timer(sourceErrorAt, scheduler).pipe(map(() => throwFailure(-1))));
+  const subscription = slowStart(source, { ...options, scheduler }).subscribe({
     next: (result) => emitted.push({ result, at: scheduler.now() }),
-    error: (e: unknown) => (error = e),
-    complete: () => (completedAt = scheduler.now()),
+    error: (e: unknown) => {
+      error = e;
+      endedAt = scheduler.now();
+    },
+    complete: () => (endedAt = completedAt = scheduler.now()),
   });
   return {
     scheduler,
@@ -54,6 +62,10 @@ function run(plan: (number | 'throttle' | 'fail')[][], options: SlowStartOptions
     },
     get completedAt() {
       return completedAt;
+    },
+    /** When the stream completed or errored. */
+    get endedAt() {
+      return endedAt;
     },
     subscription,
     tasks,
@@ -164,6 +176,18 @@ describe('retry (§10)', () => {
     for (const { index, at } of r.tries) byTime.set(at, [...(byTime.get(at) ?? []), index]);
     expect([...byTime.values()]).toEqual([[0], [1, 2], [3, 4, 5, 6], [5], [7, 8], [9]]);
     expect(r.emitted.flatMap(({ result }) => result.values)).toEqual(Array.from({ length: 10 }, (_, i) => i));
+  });
+
+  it('keeps half of what was in flight at the throttle, the throttled task included, as the threshold', () => {
+    // Batches 1, 2, 4, 8; task 7, the first of the batch of 8 to settle, is throttled with all 8 in
+    // flight: the threshold is 4. After the retry alone, batches double up to it, then grow by one.
+    const plan: (number | 'throttle')[][] = Array.from({ length: 26 }, (_, i) => (i === 7 ? ['throttle', 1] : [1]));
+    const r = run(plan, { retry: { when: () => true, delay: 0 } });
+    r.scheduler.flush();
+    const sizes = new Map<number, number>();
+    for (const { at } of r.tries) sizes.set(at, (sizes.get(at) ?? 0) + 1);
+    expect([...sizes.values()]).toEqual([1, 2, 4, 8, 1, 2, 4, 5]);
+    expect(r.completedAt).toBeDefined();
   });
 
   it('opens the batch after a pause when the pause ends, with the factories that came during it', () => {
@@ -341,6 +365,36 @@ describe('retry.learnRate', () => {
     expect(retries.map(([index]) => index)).toEqual([3, 4]);
     expect(retries[0][1]).toBe(111);
     expect(retries[1][1]).toBeCloseTo(116.5, 9);
+  });
+
+  it('keeps the whole pause after a throttle that comes as a task starts', () => {
+    // Three successes by 30 teach one start per 10 ms; task 3 is throttled as it starts at 30, and
+    // the pause of 100 ms holds: the learned rate may only lengthen a wait, never cut a pause short.
+    const now: (number | 'throttleNow')[][] = [[10], [10], [10], ['throttleNow', 10], [10]];
+    const r = run(now, { ...window, concurrency: 1, retry: { when: () => true, delay: 100, learnRate: true } });
+    r.scheduler.flush();
+    expect(startTimes(r).slice(3, 5)).toEqual([
+      [3, 1, 30],
+      [3, 2, 130],
+    ]);
+    expect(r.completedAt).toBeDefined();
+  });
+
+  it('leaves nothing scheduled when the run ends while starts are spaced', () => {
+    // After the drop, quick tasks: each has finished before the next may start. The last one ends the
+    // run while the wait after its start still runs, and so does the one in flight when the source fails.
+    const quick: (number | 'throttle')[][] = [[10], [10], [10], ['throttle', 2], [10], [10], [10], [2], [2], [2]];
+    const options: SlowStartOptions = { ...window, retry: { when: () => true, delay: 100, learnRate: true } };
+    const completed = run(quick, options);
+    completed.scheduler.flush();
+    expect(completed.tries.at(-1)?.index).toBe(9);
+    expect(completed.scheduler.frame).toBe(completed.completedAt);
+    // Task 7 runs from 128 to 130, and task 8 may start at 135: the source fails at 129.
+    const failed = run(quick, options, 129);
+    failed.scheduler.flush();
+    expect(failed.error).toEqual(new Error('task -1 failed'));
+    expect(failed.endedAt).toBe(130);
+    expect(failed.scheduler.frame).toBe(failed.endedAt);
   });
 
   it('leaves nothing scheduled when a factory unsubscribes while starts are spaced', () => {

@@ -2,7 +2,7 @@
  * The operator lets go of every factory once its task has run, and keeps feeding the right ones while
  * it compacts its queue. Uses V8's `gc()` (see spec/support/gc.ts).
  */
-import { Subject, of } from 'rxjs';
+import { Observable, Subject, of, type Subscriber } from 'rxjs';
 import { slowStartBatch, type BatchResult, type TaskFactory } from '../../src/index.js';
 import { exposedGc } from '../support/gc.js';
 
@@ -42,5 +42,32 @@ describe('what the operator holds on to', () => {
     expect(firstFactories.filter((ref) => ref.deref() !== undefined)).toHaveLength(0);
     expect(subscription.closed).toBe(false);
     subscription.unsubscribe();
+  });
+
+  it('lets go of the factories of settled asynchronous tasks while one long task runs on', async () => {
+    // Found by mutation testing: the runner keeps the tasks that did not settle as they subscribed, to
+    // tear them down, and must drop the settled ones from that list as it grows.
+    const source = new Subject<TaskFactory<number>>();
+    const pending: Subscriber<number>[] = [];
+    const later = () => new Observable<number>((subscriber) => void pending.push(subscriber));
+    const subscription = source.pipe(slowStartBatch({ pacing: 'window', initialBatchSize: 4, maxBatchSize: 4 })).subscribe();
+    const firstFactories: WeakRef<TaskFactory<number>>[] = [];
+    const pushAll = () => {
+      source.next(later);
+      for (let i = 0; i < 1_000; i++) {
+        const factory: TaskFactory<number> = () => later();
+        if (i < 100) firstFactories.push(new WeakRef(factory));
+        source.next(factory);
+        // Each quick task settles once it has started; the first one, the long task, stays.
+        while (pending.length > 1) pending.pop()!.complete();
+      }
+    };
+    pushAll();
+    expect(pending).toHaveLength(1);
+
+    await collectGarbage();
+    expect(firstFactories.filter((ref) => ref.deref() !== undefined)).toHaveLength(0);
+    subscription.unsubscribe();
+    expect(pending[0].closed).toBe(true);
   });
 });

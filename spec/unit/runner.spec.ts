@@ -12,14 +12,18 @@ class ManualTask {
   cancelled = false;
 }
 
-/** A feed the test drives: it records what the runner requests and pushes whatever the test says. */
-function manualFeed() {
+/**
+ * A feed the test drives: it records what the runner requests and pushes whatever the test says.
+ * `pushes` makes it a push-based feed; `stopError` is thrown by its `stop()`.
+ */
+function manualFeed({ pushes, stopError }: { pushes?: true; stopError?: Error } = {}) {
   const requests: number[] = [];
   let sink: FactorySink | undefined;
   let stops = 0;
   const create = (given: FactorySink): FactoryFeed => {
     sink = given;
     return {
+      pushes,
       start() {},
       request: (count) => requests.push(count),
       drain: (done) => {
@@ -28,6 +32,7 @@ function manualFeed() {
       },
       stop: () => {
         stops++;
+        if (stopError !== undefined) throw stopError;
       },
     };
   };
@@ -44,14 +49,23 @@ function manualFeed() {
   };
 }
 
-/** A host whose notifications land in `events` and whose timers run only when the test says. */
+/**
+ * A host whose notifications land in `events` and whose timers run only when the test says. It counts
+ * its clock's reads, and calls `onEmit` after recording each result (to unsubscribe there, say).
+ */
 function plainHost() {
   const events: (['emit', BatchResult<unknown>] | ['error', unknown] | ['complete'])[] = [];
+  const unhandled: unknown[] = [];
   let now = 0;
+  const clock = { reads: 0 };
   const timers: { at: number; action: () => void; cancelled: boolean }[] = [];
+  const hooks: { onEmit?: () => void } = {};
   return {
     events,
     timers,
+    unhandled,
+    hooks,
+    clock,
     advanceTo: (time: number) => {
       now = time;
       for (const timer of timers.filter((entry) => !entry.cancelled && entry.at <= time)) {
@@ -69,7 +83,10 @@ function plainHost() {
           },
         };
       },
-      now: () => now,
+      now: () => {
+        clock.reads++;
+        return now;
+      },
       schedule(action: () => void, delay: number): Cancellable {
         const timer = { at: now + delay, action, cancelled: false };
         timers.push(timer);
@@ -79,12 +96,13 @@ function plainHost() {
           },
         };
       },
-      emit: (result: BatchResult<unknown>) => events.push(['emit', result]),
+      emit: (result: BatchResult<unknown>) => {
+        events.push(['emit', result]);
+        hooks.onEmit?.();
+      },
       error: (error: unknown) => events.push(['error', error]),
       complete: () => events.push(['complete']),
-      reportUnhandled: (error: unknown) => {
-        throw error;
-      },
+      reportUnhandled: (error: unknown) => unhandled.push(error),
     },
   };
 }
@@ -97,13 +115,16 @@ function factoryOf(task: ManualTask, invoked: ManualTask[]) {
   };
 }
 
-function setUp(options?: object) {
-  const feed = manualFeed();
+function setUp(options?: object, feedOptions?: Parameters<typeof manualFeed>[0]) {
+  const feed = manualFeed(feedOptions);
   const plain = plainHost();
   const runner = createRunner(plain.host, feed.create, resolveOptions(options));
   runner.start();
   return { feed, runner, ...plain };
 }
+
+/** Timers scheduled and not cancelled or run. */
+const pendingTimers = (timers: ReturnType<typeof plainHost>['timers']) => timers.filter(({ cancelled }) => !cancelled);
 
 describe('createRunner() on a host without RxJS', () => {
   it('asks the feed for exactly what the next batch still lacks, and for nothing more while a batch runs', () => {
@@ -210,5 +231,150 @@ describe('createRunner() on a host without RxJS', () => {
     expect(events).toHaveLength(1);
     // Nothing waits now: no timer is armed until a factory arrives.
     expect(timers.filter(({ cancelled }) => !cancelled)).toEqual([]);
+  });
+
+  // What follows pins work the runner must not do: each case was found by mutation testing, as a
+  // change to the runner that no behaviour seen through RxJS revealed.
+
+  it('never reads the clock nor schedules a timer without flushAfter or a throttle', () => {
+    const { feed, timers, events, clock } = setUp();
+    const tasks = [new ManualTask(), new ManualTask()];
+    feed.sink.push(factoryOf(tasks[0], []));
+    tasks[0].observer!.complete();
+    // One factory waits for a batch of two, with nothing in flight: without flushAfter it just waits.
+    feed.sink.push(factoryOf(tasks[1], []));
+    expect(tasks[1].observer).toBeUndefined();
+    feed.sink.end();
+    tasks[1].observer!.complete();
+    expect(events.map(([kind]) => kind)).toEqual(['emit', 'emit', 'complete']);
+    expect(timers).toEqual([]);
+    expect(clock.reads).toBe(0);
+  });
+
+  it('asks nothing of a feed that pushes', () => {
+    const { feed, events } = setUp({ initialBatchSize: 2 }, { pushes: true });
+    const tasks = [new ManualTask(), new ManualTask(), new ManualTask()];
+    tasks.forEach((task) => feed.sink.push(factoryOf(task, [])));
+    tasks[0].observer!.complete();
+    tasks[1].observer!.complete();
+    // The third waits for a batch of four until the feed ends.
+    feed.sink.end();
+    tasks[2].observer!.complete();
+    expect(events.map(([kind]) => kind)).toEqual(['emit', 'emit', 'complete']);
+    expect(feed.requests).toEqual([]);
+  });
+
+  it('keeps its request when a lazy feed delivers more than it was asked for', () => {
+    const { feed } = setUp();
+    const tasks = [new ManualTask(), new ManualTask()];
+    feed.sink.push(factoryOf(tasks[0], []));
+    // Not asked for: the batch of one runs, and the feed owes nothing either way.
+    feed.sink.push(factoryOf(tasks[1], []));
+    expect(feed.requests).toEqual([1]);
+  });
+
+  it('asks a feed that has ended for nothing more', () => {
+    const { feed, events } = setUp();
+    const tasks = [new ManualTask(), new ManualTask()];
+    feed.sink.push(factoryOf(tasks[0], []));
+    // The feed sends one more than it was asked for, then ends, while the first batch runs.
+    feed.sink.push(factoryOf(tasks[1], []));
+    feed.sink.end();
+    tasks[0].observer!.complete();
+    // The last batch holds the one left; the feed, which has ended, is not asked to fill it.
+    expect(tasks[1].observer).toBeDefined();
+    tasks[1].observer!.complete();
+    expect(events.map(([kind]) => kind)).toEqual(['emit', 'emit', 'complete']);
+    expect(feed.requests).toEqual([1]);
+  });
+
+  it('arms nothing and asks for nothing when a factory comes after the subscriber left', () => {
+    const { feed, runner, timers } = setUp({ flushAfter: 10 });
+    const tasks = [new ManualTask(), new ManualTask()];
+    feed.sink.push(factoryOf(tasks[0], []));
+    tasks[0].observer!.complete();
+    expect(feed.requests).toEqual([1, 2]);
+    runner.stop();
+    feed.sink.push(factoryOf(tasks[1], []));
+    expect(tasks[1].observer).toBeUndefined();
+    expect(pendingTimers(timers)).toEqual([]);
+    expect(feed.requests).toEqual([1, 2]);
+  });
+
+  // In window pacing a result of two that got one task is emitted only once the end is known: while
+  // the stream is being ended, by the same call that would then complete it or send the source's error.
+  it('sends no completion to a subscriber that left on the last result', () => {
+    const { feed, runner, events, hooks } = setUp({ pacing: 'window', initialBatchSize: 2 });
+    hooks.onEmit = () => runner.stop();
+    const task = new ManualTask();
+    feed.sink.push(factoryOf(task, []));
+    feed.sink.end();
+    task.observer!.complete();
+    expect(events.map(([kind]) => kind)).toEqual(['emit']);
+    expect(feed.stops).toBe(1);
+  });
+
+  it('sends no source error to a subscriber that left on the result before it', () => {
+    const { feed, runner, events, hooks } = setUp({ pacing: 'window', initialBatchSize: 2 });
+    hooks.onEmit = () => runner.stop();
+    const task = new ManualTask();
+    feed.sink.push(factoryOf(task, []));
+    feed.sink.fail(new Error('source failed'));
+    task.observer!.complete();
+    expect(events.map(([kind]) => kind)).toEqual(['emit']);
+    expect(feed.stops).toBe(1);
+  });
+
+  it('cancels the flush timer when the batch fills before flushAfter', () => {
+    const { feed, timers, advanceTo } = setUp({ initialBatchSize: 2, flushAfter: 10 });
+    const tasks = [new ManualTask(), new ManualTask(), new ManualTask(), new ManualTask()];
+    feed.sink.push(factoryOf(tasks[0], []));
+    expect(pendingTimers(timers).map(({ at }) => at)).toEqual([10]);
+    advanceTo(4);
+    feed.sink.push(factoryOf(tasks[1], []));
+    expect(pendingTimers(timers)).toEqual([]);
+    // Had it stayed armed, it would flush the next batch at 10 with one factory of the four it wants.
+    tasks[0].observer!.complete();
+    tasks[1].observer!.complete();
+    feed.sink.push(factoryOf(tasks[2], []));
+    advanceTo(10);
+    expect(tasks[2].observer).toBeUndefined();
+  });
+
+  it('arms no flush timer while a batch runs, and starts the next batch when the last task settles at flushAfter', () => {
+    const { feed, timers, advanceTo } = setUp({ flushAfter: 10 });
+    const tasks = [new ManualTask(), new ManualTask()];
+    feed.sink.push(factoryOf(tasks[0], []));
+    feed.sink.push(factoryOf(tasks[1], []));
+    expect(timers).toEqual([]);
+    // The second factory has waited exactly flushAfter when the first task settles: it is due now.
+    advanceTo(10);
+    tasks[0].observer!.complete();
+    expect(tasks[1].observer).toBeDefined();
+    expect(timers).toEqual([]);
+  });
+
+  it('still tears down a long task after trimming the settled ones from its list', () => {
+    const { feed, runner } = setUp({ pacing: 'window', initialBatchSize: 2, maxBatchSize: 2 });
+    const long = new ManualTask();
+    const quick = Array.from({ length: 40 }, () => new ManualTask());
+    feed.sink.push(factoryOf(long, []));
+    for (const task of quick) {
+      feed.sink.push(factoryOf(task, []));
+      task.observer!.complete();
+    }
+    runner.stop();
+    expect(long.cancelled).toBe(true);
+  });
+
+  it("reports what the feed's teardown throws, and still ends the stream", () => {
+    const teardownError = new Error('teardown failed');
+    const { feed, events, unhandled } = setUp({}, { stopError: teardownError });
+    const task = new ManualTask();
+    feed.sink.push(factoryOf(task, []));
+    feed.sink.end();
+    task.observer!.complete();
+    expect(events.map(([kind]) => kind)).toEqual(['emit', 'complete']);
+    expect(unhandled).toEqual([teardownError]);
   });
 });
