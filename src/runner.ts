@@ -56,6 +56,7 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
   /** When each waiting factory arrived, kept only when `flushAfter` needs it. */
   const arrivals = flushAfter === undefined ? undefined : new Queue<number>();
   /** What the pacing is told; updated in place before each question. */
+  // Stryker disable next-line ObjectLiteral: the counts are written before every read, and the flags are only tested for truth
   const state: RunState = { inFlight: 0, waiting: 0, retrying: 0, sourceDone: false, flushDue: false, stopping: false };
   /** Tasks that failed with a throttle and wait to be tried again, ahead of every new factory (§10). */
   const retries = new Queue<Retry<T>>();
@@ -83,10 +84,12 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
   /** Set once `stop` has run: the subscriber is gone, and the source released. */
   let stopped = false;
   /** Set when a task completes its result: it is emitted before another task starts. */
+  // Stryker disable next-line BooleanLiteral: set true, it would only cost the first round of `pump` a look at an empty book
   let resultDue = false;
   /** Set while `pump` runs, so that re-entrant calls only ask it to go round again. */
   let pumping = false;
   /** Set by a re-entrant call of `pump`: state has changed since this round looked at it. */
+  // Stryker disable next-line BooleanLiteral: every round of `pump` clears it before reading it
   let pumpAgain = false;
 
   const reportUnhandled = (error: unknown) => host.reportUnhandled(error);
@@ -100,6 +103,7 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
       // to do (a synchronous source pushes every factory of a batch this way before the batch starts).
       // During a pause nothing may start, and the pacing is not asked: a batch opens when the pause ends.
       // (No result is due here: `settle` sets that flag only to call `pump`, which clears it.)
+      // Stryker disable next-line ConditionalExpression,BooleanLiteral: a shortcut; `pump` would do the same in a round more
       if (!pumping && (isPaused() || pacing.room(observe()) === 0)) askForFactories();
       else pump();
     },
@@ -219,6 +223,7 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
     if (closed) return;
     const now = host.now();
     const next = rate.started(now);
+    // Stryker disable next-line EqualityOperator: at `next === pausedUntil` the pause is set to what it is
     if (next <= now || next <= pausedUntil) return;
     pausedUntil = next;
     // The pause's timer starts the next task; nothing else may be on its way to call `pump`.
@@ -259,6 +264,7 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
         return;
       }
       const subscription = host.subscribeTask(input, run);
+      // Stryker disable next-line ConditionalExpression: a settled run kept would be skipped at teardown, and trimmed
       if (run.settled) return;
       run.subscription = subscription;
       // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- set by a re-entrant stop()
@@ -274,6 +280,7 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
   }
 
   function keepRunning(run: TaskRun<T>): void {
+    // Stryker disable next-line ConditionalExpression,EqualityOperator,ArithmeticOperator: how often it is trimmed changes only the work; spec/perf/retention.spec.ts checks that it is
     if (running.length >= 2 * active + 16) running = running.filter((other) => !other.settled);
     running.push(run);
   }
@@ -286,6 +293,7 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
     active--;
     if (fulfilled) {
       book.fulfil(run.group, run.position, outcome as T | undefined);
+      // Stryker disable next-line ConditionalExpression: a result due after every success would only cost rounds of `pump`
       resultDue ||= run.group.settled === run.group.size;
       pacing.settled(true, run.dropsAtStart);
       learnedRate?.succeeded();
@@ -294,13 +302,16 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
       if (failure !== undefined) {
         book.reject(run.group, run.position, failure.reason, run.factory);
         state.stopping = true;
+        // Stryker disable next-line BooleanLiteral: after a failure nothing new starts, so what the pacing learns is never used
         pacing.settled(false, run.dropsAtStart);
       }
     }
     // When the last task in flight settles, an overdue flush starts the next batch now, not one timer later.
+    // Stryker disable next-line ConditionalExpression: asked earlier, the answer holds: an overdue factory stays overdue until it starts
     if (active === 0) state.flushDue ||= oldestIsOverdue();
     // A task that settles while `launch` starts others needs another round of `pump` only if there is
     // something to emit, to end, to start, or to ask a lazy source for.
+    // Stryker disable next-line ConditionalExpression,LogicalOperator,BooleanLiteral,EqualityOperator: a shortcut; a round more of `pump` would do the same
     if (!pumping || resultDue || state.stopping || state.sourceDone || waiting.length > 0 || retries.length > 0 || feed.pushes !== true) {
       pump();
     }
