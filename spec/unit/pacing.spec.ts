@@ -1,6 +1,6 @@
 // The two pacings alone: numbers in, numbers out, with no runner, time or RxJS.
 import { BatchPacing } from '../../src/pacing/batch-pacing';
-import type { RunState } from '../../src/pacing/pacing';
+import type { Pacing, RunState } from '../../src/pacing/pacing';
 import { WindowPacing } from '../../src/pacing/window-pacing';
 
 const growth = { initialBatchSize: 1, growthFactor: 2, maxBatchSize: Infinity };
@@ -13,6 +13,9 @@ const state = (overrides: Partial<RunState> = {}): RunState => ({
   stopping: false,
   ...overrides,
 });
+
+/** Batch pacing as the runner sees it: through the interface, where `settled` is told how the task ended. */
+const batchPacing = (options: typeof growth): Pacing => new BatchPacing(options);
 
 describe('WindowPacing (§9)', () => {
   it('allows s(k) tasks in flight while S(k) to S(k+1) - 1 tasks have succeeded', () => {
@@ -64,11 +67,25 @@ describe('WindowPacing (§9)', () => {
     expect(pacing.wants(state({ inFlight: 1 }))).toBe(2);
     expect(pacing.wants(state({ inFlight: 1, stopping: true }))).toBe(0);
   });
+  it('drops once for the tasks in flight at a throttle, and counts only successes started since', () => {
+    const pacing = new WindowPacing(growth, Infinity);
+    for (let successes = 0; successes < 7; successes++) pacing.settled(true, 0);
+    expect(pacing.room(state())).toBe(8);
+    pacing.throttled(0, 8);
+    pacing.throttled(0, 7);
+    expect(pacing.drops).toBe(1);
+    expect(pacing.room(state())).toBe(1);
+    // A task started before the drop proves nothing about the new pace; one started after it does.
+    pacing.settled(true, 0);
+    expect(pacing.room(state())).toBe(1);
+    pacing.settled(true, 1);
+    expect(pacing.room(state())).toBe(2);
+  });
 });
 
 describe('BatchPacing (§2 to §5)', () => {
   it('opens a batch only when the previous one has settled and enough factories wait', () => {
-    const pacing = new BatchPacing(growth);
+    const pacing = batchPacing(growth);
     expect(pacing.room(state({ waiting: 0 }))).toBe(0);
     expect(pacing.wants(state({ waiting: 0 }))).toBe(1);
     expect(pacing.room(state({ waiting: 5 }))).toBe(1);
@@ -76,34 +93,115 @@ describe('BatchPacing (§2 to §5)', () => {
     // The barrier: nothing more until the batch has settled, and no factory is wanted meanwhile.
     expect(pacing.room(state({ inFlight: 1, waiting: 4 }))).toBe(0);
     expect(pacing.wants(state({ inFlight: 1, waiting: 4 }))).toBe(0);
-    pacing.settled(true);
+    pacing.settled(true, 0);
     expect(pacing.room(state({ waiting: 1 }))).toBe(0);
     expect(pacing.room(state({ waiting: 1, sourceDone: true }))).toBe(1);
   });
 
   it('starts every task of an open batch, also after a failure, and nothing after it', () => {
-    const pacing = new BatchPacing({ ...growth, initialBatchSize: 3 });
+    const pacing = batchPacing({ ...growth, initialBatchSize: 3 });
     expect(pacing.room(state())).toBe(3);
     pacing.start(false);
-    pacing.settled(false);
+    pacing.settled(false, 0);
     expect(pacing.room(state({ stopping: true }))).toBe(2);
     pacing.start(false);
     pacing.start(false);
     expect(pacing.resultSize).toBe(3);
-    pacing.settled(true);
-    pacing.settled(true);
+    pacing.settled(true, 0);
+    pacing.settled(true, 0);
     expect(pacing.room(state({ stopping: true }))).toBe(0);
   });
 
   it('starts a short batch when a flush is due, and grows from the size that ran', () => {
-    const pacing = new BatchPacing({ ...growth, initialBatchSize: 4 });
+    const pacing = batchPacing({ ...growth, initialBatchSize: 4 });
     expect(pacing.room(state({ waiting: 2 }))).toBe(0);
     expect(pacing.room(state({ waiting: 2, flushDue: true }))).toBe(2);
     pacing.start(false);
     pacing.start(false);
-    pacing.settled(true);
-    pacing.settled(true);
+    pacing.settled(true, 0);
+    pacing.settled(true, 0);
     // 2 ran: the next batch may hold max(4, 2 * 2) = 4.
     expect(pacing.wants(state({ waiting: 0 }))).toBe(4);
+  });
+
+  // Found by mutation testing: the cases below pin what room(), takesRetry() and throttled() answer
+  // around retried tasks, drops and an empty source.
+  it('starts a short batch for a retried task, which takes a slot kept for it', () => {
+    const pacing = batchPacing(growth);
+    pacing.room(state({ waiting: 1 }));
+    pacing.start(false);
+    pacing.settled(true, 0);
+    // The next batch may hold 2; one task waits, a retried one: it need not wait for a second.
+    expect(pacing.room(state({ waiting: 1 }))).toBe(0);
+    expect(pacing.room(state({ waiting: 1, retrying: 1 }))).toBe(1);
+    expect(pacing.takesRetry()).toBe(true);
+    expect(pacing.start(true)).toBe(false);
+    expect(pacing.takesRetry()).toBe(false);
+  });
+
+  it('keeps one slot per retried task waiting when the batch opens, whatever new tasks start meanwhile', () => {
+    const pacing = batchPacing({ ...growth, initialBatchSize: 4 });
+    expect(pacing.room(state({ waiting: 6, retrying: 2 }))).toBe(4);
+    pacing.start(true);
+    expect(pacing.takesRetry()).toBe(true);
+    // A new task begins the batch's result and leaves the other retried task its slot.
+    expect(pacing.start(false)).toBe(true);
+    expect(pacing.takesRetry()).toBe(true);
+    pacing.start(true);
+    expect(pacing.takesRetry()).toBe(false);
+    pacing.start(false);
+    expect(pacing.takesRetry()).toBe(false);
+  });
+
+  it('opens no batch when nothing waits, and the last result keeps its size', () => {
+    const pacing = batchPacing({ ...growth, initialBatchSize: 2 });
+    pacing.room(state({ waiting: 2 }));
+    pacing.start(false);
+    pacing.start(false);
+    pacing.settled(true, 0);
+    pacing.settled(true, 0);
+    expect(pacing.room(state({ waiting: 0, sourceDone: true }))).toBe(0);
+    expect(pacing.room(state({ waiting: 0, flushDue: true }))).toBe(0);
+    expect([pacing.resultSize, pacing.resultFull]).toEqual([2, true]);
+  });
+
+  it('drops once per batch after a throttle, and starts again from initialBatchSize after it', () => {
+    const pacing = batchPacing(growth);
+    const runBatch = (size: number) => {
+      expect(pacing.room(state())).toBe(size);
+      for (let i = 0; i < size; i++) pacing.start(false);
+      for (let i = 0; i < size; i++) pacing.settled(true, 0);
+    };
+    runBatch(1);
+    runBatch(2);
+    runBatch(4);
+    // A batch of 8 in which two tasks are throttled: the pace drops once, by the first.
+    expect(pacing.room(state())).toBe(8);
+    for (let i = 0; i < 8; i++) pacing.start(false);
+    const dropsAtStart = pacing.drops;
+    pacing.throttled(dropsAtStart, 8);
+    pacing.throttled(dropsAtStart, 7);
+    expect(pacing.drops).toBe(dropsAtStart + 1);
+    // The rest of the batch still has to settle; its successes do not grow the dropped pace.
+    for (let i = 0; i < 6; i++) pacing.settled(true, 0);
+    expect(pacing.wants(state())).toBe(1);
+    // From 1 again, doubling up to the threshold, half of the 8 in flight at the drop, then one more per batch.
+    runBatch(1);
+    runBatch(2);
+    runBatch(4);
+    runBatch(5);
+    runBatch(6);
+  });
+
+  it('drops again for a task started after the last drop', () => {
+    const pacing = batchPacing(growth);
+    pacing.room(state());
+    pacing.start(false);
+    pacing.throttled(0, 1);
+    expect(pacing.drops).toBe(1);
+    pacing.room(state());
+    pacing.start(false);
+    pacing.throttled(1, 1);
+    expect(pacing.drops).toBe(2);
   });
 });

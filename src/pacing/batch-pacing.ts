@@ -12,13 +12,13 @@ export class BatchPacing implements Pacing {
   private size = 0;
   private started = 0;
   private settledCount = 0;
-  /** Set when a task of the batch failed for good: the run stops after it, so there is no next size. */
-  private failed = false;
   /** Set when the pace dropped during the batch: the next size is already decided. */
+  // Stryker disable next-line BooleanLiteral: room() sets it when it opens the first batch, before any task can drop the pace
   private droppedInBatch = false;
   /** Slots of the current batch kept for retried tasks: those waiting when it started. */
   private retrySlots = 0;
   /** Whether the current batch has begun a result yet. */
+  // Stryker disable next-line BooleanLiteral: room() sets it when it opens the first batch, before any task starts
   private resultBegun = false;
   /** How many tasks the next batch may hold. */
   private nextSize: number;
@@ -70,9 +70,10 @@ export class BatchPacing implements Pacing {
     return this.size;
   }
 
-  // A batch is a round: growth after it is decided by the whole batch, whenever its tasks started.
-  settled(succeeded: boolean): void {
-    this.failed ||= !succeeded;
+  // A batch is a round: growth after it is decided by the whole batch, whenever its tasks started. A
+  // failure needs no note: the run is stopping after it, and `room` and `wants` then never reach the
+  // next size.
+  settled(): void {
     this.settleOne();
   }
 
@@ -88,7 +89,7 @@ export class BatchPacing implements Pacing {
   }
 
   private settleOne(): void {
-    if (++this.settledCount === this.size && !this.failed && !this.droppedInBatch) {
+    if (++this.settledCount === this.size && !this.droppedInBatch) {
       // Growth follows the size that ran: a batch cut short proves no more than its own size.
       this.nextSize = nextPaceSize(this.size, this.options, this.threshold);
     }
