@@ -23,6 +23,7 @@ export interface GrowthOptions {
 export function nextBatchSize(ranSize: number, options: GrowthOptions): number {
   const grown = ranSize * options.growthFactor;
   const nearest = Math.round(grown);
+  // Stryker disable next-line EqualityOperator: the two sides are never equal but at 0 (equality needs grown = nearest / (1 ± 2^-51), which no double is), so < would answer the same
   let wanted = Math.abs(grown - nearest) <= grown * 2 * Number.EPSILON ? nearest : Math.ceil(grown);
   if (options.growthFactor > 1) wanted = Math.max(wanted, ranSize + 1);
   return Math.min(options.maxBatchSize, Math.max(options.initialBatchSize, wanted));

@@ -1,4 +1,5 @@
-// §2's growth rule alone (nextBatchSize), on both sides of its rounding.
+// §2's growth rule alone (nextBatchSize), on both sides of its rounding, and §10's after a drop.
+import { nextPaceSize, thresholdAfterDrop } from '../../src/growth';
 import { nextBatchSize } from '../../src/index';
 
 const defaults = { initialBatchSize: 1, growthFactor: 2, maxBatchSize: Infinity };
@@ -68,5 +69,31 @@ describe('nextBatchSize at the edges of its rounding', () => {
     expect(nextBatchSize(10, growth(2.0000000001))).toBe(21);
     // A real excess over a whole number is never absorbed: ceil applies.
     expect(nextBatchSize(10, growth(2 + 1e-13))).toBe(21);
+  });
+});
+
+describe('nextPaceSize and thresholdAfterDrop after a drop (§10)', () => {
+  it('is nextBatchSize before any drop', () => {
+    expect(nextPaceSize(4, growth(2), undefined)).toBe(8);
+    expect(nextPaceSize(3, growth(1.5, { maxBatchSize: 4 }), undefined)).toBe(4);
+  });
+
+  it('grows by growthFactor below the threshold, up to the threshold and not past it', () => {
+    expect(nextPaceSize(2, growth(2), 8)).toBe(4);
+    expect(nextPaceSize(2, growth(2), 3)).toBe(3);
+    expect(nextPaceSize(4, growth(3), 10)).toBe(10);
+  });
+
+  it('grows by one task per round from the threshold on, and never faster than growthFactor', () => {
+    expect(nextPaceSize(4, growth(2), 4)).toBe(5);
+    expect(nextPaceSize(9, growth(2), 4)).toBe(10);
+    expect(nextPaceSize(3, growth(1, { initialBatchSize: 3 }), 3)).toBe(3);
+  });
+
+  it('sets the threshold at half of what was in flight, within initialBatchSize and maxBatchSize', () => {
+    expect(thresholdAfterDrop(10, growth(2))).toBe(5);
+    expect(thresholdAfterDrop(11, growth(2))).toBe(5);
+    expect(thresholdAfterDrop(10, growth(2, { initialBatchSize: 8 }))).toBe(8);
+    expect(thresholdAfterDrop(40, growth(2, { maxBatchSize: 16 }))).toBe(16);
   });
 });
