@@ -1,12 +1,12 @@
 /**
- * The chunked FIFO that holds waiting factories and their arrival times. Every operation is checked
+ * The chunked FIFO that holds waiting factories, their arrival times and retries. Every operation is checked
  * against a plain array at and around the chunk boundaries, where a lost position once hid the oldest
  * waiting factory from `flushAfter`.
  */
 import fc from 'fast-check';
 import { CHUNK_SIZE, Queue } from '../../src/queue';
 
-type Operation = { push: number } | { take: number } | { takeAll: true };
+type Operation = { push: number } | { take: number } | { shift: number } | { takeAll: true };
 
 function check(operations: Operation[]): void {
   const queue = new Queue<number>();
@@ -20,6 +20,8 @@ function check(operations: Operation[]): void {
       }
     } else if ('take' in operation) {
       expect(queue.take(operation.take)).toEqual(expected.splice(0, operation.take));
+    } else if ('shift' in operation) {
+      for (let i = 0; i < operation.shift; i++) expect(queue.shift()).toBe(expected.shift());
     } else {
       expect(queue.takeAll()).toEqual(expected.splice(0));
     }
@@ -42,11 +44,20 @@ describe('Queue', () => {
     check([{ push: CHUNK_SIZE + 6 }, ...Array.from({ length: 16 }, () => ({ take: 64 })), { take: 1 }, { take: 5 }]);
   });
 
+  it('shifts nothing from an empty queue, which stays empty and usable', () => {
+    check([{ shift: 2 }, { push: 2 }, { shift: 3 }, { push: 1 }, { take: 1 }]);
+  });
+
+  it('shifts across a chunk end', () => {
+    check([{ push: CHUNK_SIZE + 2 }, { shift: CHUNK_SIZE - 1 }, { shift: 1 }, { push: 1 }, { shift: 3 }]);
+  });
+
   it('agrees with an array on any sequence of operations', () => {
     const size = fc.oneof(fc.integer({ min: 0, max: 5 }), fc.constantFrom(...around(CHUNK_SIZE), ...around(2 * CHUNK_SIZE)));
     const operation: fc.Arbitrary<Operation> = fc.oneof(
       size.map((push) => ({ push })),
       size.map((take) => ({ take })),
+      size.map((shift) => ({ shift })),
       fc.constant({ takeAll: true as const }),
     );
     fc.assert(fc.property(fc.array(operation, { maxLength: 12 }), check), { numRuns: 300 });
