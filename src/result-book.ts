@@ -48,25 +48,25 @@ export class ResultBook<T> {
   }
 
   /**
-   * Adds the next task in source order to the last result, or to a new one when `begins`, and returns
-   * that result. `room` is how many tasks the result may hold at most, to keep their values.
+   * Adds the next task in source order to the last result, or to a new one when `begins` (the first
+   * task always begins one), and returns that result. `room` is how many tasks the result may hold at
+   * most, to keep their values.
    */
   join(begins: boolean, room: number): ResultGroup<T> {
-    let group = this.last;
-    if (begins || group === undefined) {
-      const index = group === undefined ? 0 : group.index + 1;
-      group = {
-        index,
+    if (begins) {
+      this.last = {
+        index: this.last === undefined ? 0 : this.last.index + 1,
         startIndex: this.joined,
         size: Infinity,
         joined: 0,
         settled: 0,
+        // Stryker disable next-line ArrayDeclaration: the length only reserves storage, which tasks settling out of order fill; closeLast sets the length the result reports
         values: new Array<T | undefined>(room),
         failures: [],
       };
-      this.pending.push(group);
-      this.last = group;
+      this.pending.push(this.last);
     }
+    const group = this.last as ResultGroup<T>;
     group.joined++;
     this.joined++;
     return group;
@@ -75,10 +75,9 @@ export class ResultBook<T> {
   /** No more tasks will join the last result: it holds what it has. */
   closeLast(): void {
     const group = this.last;
-    if (group !== undefined && group.size !== group.joined) {
-      group.size = group.joined;
-      if (group.values.length !== group.joined) group.values.length = group.joined;
-    }
+    if (group === undefined) return;
+    group.size = group.joined;
+    group.values.length = group.joined;
   }
 
   fulfil(group: ResultGroup<T>, position: number, value: T | undefined): void {
