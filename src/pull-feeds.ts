@@ -36,7 +36,7 @@ export function arrayFeed(array: ArrayLike<unknown>): (sink: FactorySink) => Fac
 /** A synchronous iterable; `iterable[Symbol.iterator]()` is called once per subscription. */
 export function iterableFeed(iterable: Iterable<unknown>): (sink: FactorySink) => FactoryFeed {
   return (sink) => {
-    /** This subscription's iterator. */
+    /** This subscription's iterator; without one (`start` found none), nothing is pulled or closed. */
     let iterator: Iterator<unknown> | undefined;
     /** Set once the iterator is exhausted, has thrown, or was closed. */
     let done = false;
@@ -53,7 +53,6 @@ export function iterableFeed(iterable: Iterable<unknown>): (sink: FactorySink) =
         if (isObject(opened)) {
           iterator = opened as Iterator<unknown>;
         } else {
-          done = true;
           sink.fail(new TypeError(expected('tasks[Symbol.iterator]()', 'an iterator object', opened)));
         }
       },
@@ -92,7 +91,7 @@ export function iterableFeed(iterable: Iterable<unknown>): (sink: FactorySink) =
  */
 export function asyncIterableFeed(iterable: AsyncIterable<unknown>): (sink: FactorySink) => FactoryFeed {
   return (sink) => {
-    /** This subscription's iterator. */
+    /** This subscription's iterator; without one (`start` found none), nothing is pulled or closed. */
     let iterator: AsyncIterator<unknown> | undefined;
     /** How many more factories the runner wants. */
     let demand = 0;
@@ -123,11 +122,10 @@ export function asyncIterableFeed(iterable: AsyncIterable<unknown>): (sink: Fact
       pulling = true;
       while (demand > 0 && !done) {
         let step: IteratorResult<unknown>;
+        awaiting = true;
         try {
-          awaiting = true;
           step = checkedStep(await source.next());
         } catch (error) {
-          awaiting = false;
           if (drained) {
             finishDrain([], { error });
             // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- stop() may have run while next() was awaited
@@ -136,8 +134,9 @@ export function asyncIterableFeed(iterable: AsyncIterable<unknown>): (sink: Fact
             sink.fail(error);
           }
           break;
+        } finally {
+          awaiting = false;
         }
-        awaiting = false;
         // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- stop() may have run while next() was awaited
         if (done) break;
         // drain() may have run while next() was awaited.
@@ -162,7 +161,6 @@ export function asyncIterableFeed(iterable: AsyncIterable<unknown>): (sink: Fact
         if (isObject(opened)) {
           iterator = opened as AsyncIterator<unknown>;
         } else {
-          done = true;
           sink.fail(new TypeError(expected('tasks[Symbol.asyncIterator]()', 'an async iterator object', opened)));
         }
       },

@@ -186,6 +186,34 @@ describe('iterableFeed()', () => {
     exhausted.stop();
     expect(returned).toBe(1);
   });
+  // Found by mutation testing: what a broken iterator is told, and that any object, a function
+  // included, is an iterator or an iterator result, as in the language.
+  it('fails with a TypeError when [Symbol.iterator]() returns no object, and pulls nothing', () => {
+    const { sink, events } = recordingSink();
+    const feed = iterableFeed({ [Symbol.iterator]: () => 42 } as never)(sink);
+    feed.start();
+    feed.request(1);
+    feed.stop();
+    expect(events).toEqual([{ failed: new TypeError('Expected `tasks[Symbol.iterator]()` to be an iterator object, got 42 (number)') }]);
+  });
+
+  it('fails with a TypeError when next() returns no object', () => {
+    const { sink, events } = recordingSink();
+    const feed = iterableFeed({ [Symbol.iterator]: () => ({ next: () => 'a' }) } as never)(sink);
+    feed.start();
+    feed.request(1);
+    expect(events).toEqual([{ failed: new TypeError('Expected `iterator.next()` to be an iterator result object, got "a" (string)') }]);
+  });
+
+  it('takes a function for an iterator and for an iterator result', () => {
+    const step = Object.assign(() => undefined, { done: false, value: 'a' });
+    const iterator = Object.assign(() => undefined, { next: () => step });
+    const { sink, events } = recordingSink();
+    const feed = iterableFeed({ [Symbol.iterator]: () => iterator })(sink);
+    feed.start();
+    feed.request(2);
+    expect(events).toEqual(['a', 'a']);
+  });
 });
 
 describe('asyncIterableFeed()', () => {
@@ -264,5 +292,74 @@ describe('asyncIterableFeed()', () => {
     stopped.stop();
     await failing.fail(new Error('after the stop'));
     expect(recorded.events).toEqual([]);
+  });
+
+  it('fails with a TypeError when [Symbol.asyncIterator]() returns no object, and pulls nothing', () => {
+    const { sink, events } = recordingSink();
+    const feed = asyncIterableFeed({ [Symbol.asyncIterator]: () => null } as never)(sink);
+    feed.start();
+    feed.request(1);
+    expect(events).toEqual([
+      { failed: new TypeError('Expected `tasks[Symbol.asyncIterator]()` to be an async iterator object, got null (null)') },
+    ]);
+    expect(drained(feed)).toEqual([]);
+  });
+
+  it('drains at once, and closes the iterator, when no pull is under way', async () => {
+    const idle = manualAsyncIterable(['a']);
+    const before = asyncIterableFeed(idle.iterable)(recordingSink().sink);
+    before.start();
+    expect(drained(before)).toEqual([]);
+    expect(idle.returned).toBe(1);
+
+    const source = manualAsyncIterable(['a', 'b']);
+    const { sink, events } = recordingSink();
+    const after = asyncIterableFeed(source.iterable)(sink);
+    after.start();
+    after.request(1);
+    await source.answer();
+    expect(events).toEqual(['a']);
+    expect(drained(after)).toEqual([]);
+    expect([source.pending, source.returned]).toEqual([0, 1]);
+
+    const failing = manualAsyncIterable(['a']);
+    const failed = asyncIterableFeed(failing.iterable)(recordingSink().sink);
+    failed.start();
+    failed.request(1);
+    await failing.fail(new Error('stream broke'));
+    expect(drained(failed)).toEqual([]);
+  });
+
+  it('waits for a pull under way when drained, and hands back what it brings, or its failure', async () => {
+    const source = manualAsyncIterable(['a', 'b']);
+    const { sink, events } = recordingSink();
+    const feed = asyncIterableFeed(source.iterable)(sink);
+    feed.start();
+    feed.request(2);
+    const handedBack: unknown[] = [];
+    feed.drain((undelivered, failure) => handedBack.push(undelivered, failure));
+    expect(handedBack).toEqual([]);
+    await source.answer();
+    expect([handedBack, events, source.pending, source.returned]).toEqual([[['a'], undefined], [], 0, 1]);
+
+    const error = new Error('stream broke');
+    const failing = manualAsyncIterable(['a']);
+    const drainedFailure = asyncIterableFeed(failing.iterable)(recordingSink().sink);
+    drainedFailure.start();
+    drainedFailure.request(1);
+    const outcome: unknown[] = [];
+    drainedFailure.drain((undelivered, failure) => outcome.push(undelivered, failure));
+    await failing.fail(error);
+    expect(outcome).toEqual([[], { error }]);
+  });
+
+  it('takes a function for an async iterator', async () => {
+    const iterator = Object.assign(() => undefined, { next: () => Promise.resolve({ done: false, value: 'a' }) });
+    const { sink, events } = recordingSink();
+    const feed = asyncIterableFeed({ [Symbol.asyncIterator]: () => iterator })(sink);
+    feed.start();
+    feed.request(1);
+    await settle();
+    expect(events).toEqual(['a']);
   });
 });
