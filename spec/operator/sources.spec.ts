@@ -175,6 +175,12 @@ describe('slowStart() over an iterable', () => {
     expect(collect(source).values).toHaveLength(2);
     expect(collect(source).values).toHaveLength(2);
   });
+
+  it('reads an iterable whose [Symbol.asyncIterator] is null as an iterable, as the language does', () => {
+    const tasks = { [Symbol.asyncIterator]: null, [Symbol.iterator]: () => [succeed(0), succeed(1), succeed(2)][Symbol.iterator]() };
+    const run = collect(slowStart(tasks as never));
+    expect([run.values.map((result) => result.values), run.completed]).toEqual([[[0], [1, 2]], true]);
+  });
 });
 
 // Found by mutation testing (see MUTATION.md): edges that the generated scenarios of
