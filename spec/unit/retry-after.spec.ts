@@ -76,6 +76,14 @@ describe('retryAfter (contract §10)', () => {
       expect(retryAfter(angularError('Thursday, 31-Dec-99 23:59:30 GMT'), in2099)).toBe(30_000);
     });
 
+    it('reads a two-digit year exactly 50 years ahead as ahead, and one more as in the past', () => {
+      // In 2070, "20" is 2120 (50 years ahead), "21" is 2021 (2121 would be 51 ahead), "19" is 2119.
+      const in2070 = Date.UTC(2070, 5, 15);
+      expect(retryAfter(angularError('Monday, 01-Jan-20 00:00:00 GMT'), in2070)).toBe(longestWait);
+      expect(retryAfter(angularError('Friday, 01-Jan-21 00:00:00 GMT'), in2070)).toBe(0);
+      expect(retryAfter(angularError('Sunday, 01-Jan-19 00:00:00 GMT'), in2070)).toBe(longestWait);
+    });
+
     it('reads a leap second as the first second of the next minute', () => {
       expect(after('Wed, 21 Oct 2015 07:29:60 GMT')).toBe(120_000);
       expect(retryAfter(angularError('Thu, 31 Dec 2015 23:59:60 GMT'), Date.UTC(2015, 11, 31, 23, 59))).toBe(60_000);

@@ -89,12 +89,12 @@ function httpDate(value: string, now: number): number {
   if (match) return utc(match[3], match[2], match[1], match[4], match[5], match[6]);
   match = rfc850Date.exec(value);
   if (match) {
-    // RFC 9110: a two-digit year more than 50 years ahead is the most recent past year ending so;
-    // taking the nearest year ending so does that, and reads "00" in 2099 as 2100, not 2000.
+    // RFC 9110: a two-digit year more than 50 years ahead is the most recent past year ending so. So it
+    // is the year ending so from 49 years ago to 50 years ahead: "00" in 2099 is 2100, not 2000.
     const thisYear = new Date(now).getUTCFullYear();
     let year = thisYear - (thisYear % 100) + Number(match[3]);
-    if (year < thisYear - 50) year += 100;
     if (year > thisYear + 50) year -= 100;
+    else if (year <= thisYear - 50) year += 100;
     return utc(String(year), match[2], match[1], match[4], match[5], match[6]);
   }
   match = asctimeDate.exec(value);
