@@ -76,6 +76,35 @@ describe('retryAfter (contract §10)', () => {
       expect(retryAfter(angularError('Thursday, 31-Dec-99 23:59:30 GMT'), in2099)).toBe(30_000);
     });
 
+    // Found by mutation testing: every name of the three forms, each one a second ahead of `now`.
+    it('reads every day and month name, in each of the three forms', () => {
+      const dayNames = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat']; // Date's getUTCDay() order
+      const longDayNames = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
+      const monthNames = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+      const two = (n: number) => String(n).padStart(2, '0');
+      for (let monthIndex = 0; monthIndex < 12; monthIndex++) {
+        // The first seven days of each month of 2016: every month, and every day of the week.
+        for (let dayOfMonth = 1; dayOfMonth <= 7; dayOfMonth++) {
+          const date = new Date(Date.UTC(2016, monthIndex, dayOfMonth, 8, 49, 37));
+          const [monthName, dayName, longDayName] = [monthNames[monthIndex], dayNames[date.getUTCDay()], longDayNames[date.getUTCDay()]];
+          const forms = [
+            `${dayName}, ${two(dayOfMonth)} ${monthName} 2016 08:49:37 GMT`,
+            `${longDayName}, ${two(dayOfMonth)}-${monthName}-16 08:49:37 GMT`,
+            `${dayName} ${monthName} ${String(dayOfMonth).padStart(2, ' ')} 08:49:37 2016`,
+          ];
+          for (const value of forms) {
+            expect([value, retryAfter(angularError(value), date.getTime() - 1000)]).toEqual([value, 1000]);
+          }
+        }
+      }
+    });
+
+    it('refuses a date without its day name', () => {
+      expect(after(', 21 Oct 2015 07:30:00 GMT')).toBeUndefined();
+      expect(after(', 21-Oct-15 07:30:00 GMT')).toBeUndefined();
+      expect(after(' Oct 21 07:30:00 2015')).toBeUndefined();
+    });
+
     it('reads a two-digit year exactly 50 years ahead as ahead, and one more as in the past', () => {
       // In 2070, "20" is 2120 (50 years ahead), "21" is 2021 (2121 would be 51 ahead), "19" is 2119.
       const in2070 = Date.UTC(2070, 5, 15);
