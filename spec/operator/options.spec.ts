@@ -1,5 +1,6 @@
 import { of, VirtualTimeScheduler } from 'rxjs';
 import { slowStart, slowStartBatch, type SlowStartOptions } from '../../src/index';
+import { resolveOptions } from '../../src/options';
 
 // Options are validated when the function is called, not on subscribe (contract §8), so every case
 // below calls the function and never subscribes.
@@ -140,5 +141,28 @@ describe('the scheduler option (§8)', () => {
   it.each([null, 42, {}, { schedule: () => undefined }, { now: () => 0 }])('rejects %p with a TypeError', (scheduler) => {
     expect(() => slowStartBatch({ scheduler: scheduler as never })).toThrow(TypeError);
     expect(() => slowStart([], { scheduler: scheduler as never })).toThrow(/`scheduler`/);
+  });
+});
+
+// Found by mutation testing: the options both entry points run with when given none.
+describe('resolveOptions (§8)', () => {
+  const defaults = {
+    initialBatchSize: 1,
+    growthFactor: 2,
+    maxBatchSize: Infinity,
+    concurrency: Infinity,
+    flushAfter: undefined,
+    pacing: 'batch',
+    retry: undefined,
+    scheduler: undefined,
+  };
+
+  it.each([undefined, {}, { pacing: undefined }])('fills in every default for %p, batch pacing included', (options) => {
+    expect(resolveOptions(options)).toEqual(defaults);
+  });
+
+  it('keeps the pacing it is given', () => {
+    expect(resolveOptions({ pacing: 'window' }).pacing).toBe('window');
+    expect(resolveOptions({ pacing: 'batch' }).pacing).toBe('batch');
   });
 });
