@@ -23,9 +23,14 @@ class Throttled extends Error {
 /**
  * Runs tasks in virtual time. `plan[i]` lists what each try of task i does: a number is a success after
  * that many ms, `'throttle'` a throttle after 1 ms, `'throttleNow'` a throttle as it is subscribed,
- * `'fail'` a failure after 1 ms.
+ * `'fail'` a failure after 1 ms. With `sourceErrorAt`, the source errors then, after delivering every
+ * factory; with `leaveFrom`, the subscriber unsubscribes on the first result emitted at that time or later.
  */
-function run(plan: (number | 'throttle' | 'throttleNow' | 'fail')[][], options: SlowStartOptions, sourceErrorAt?: number) {
+function run(
+  plan: (number | 'throttle' | 'throttleNow' | 'fail')[][],
+  options: SlowStartOptions,
+  { sourceErrorAt, leaveFrom }: { sourceErrorAt?: number; leaveFrom?: number } = {},
+) {
   const scheduler = new VirtualTimeScheduler();
   const tries: { index: number; attempt: number; batch: number; at: number; signal: AbortSignal }[] = [];
   const emitted: { result: BatchResult<number>; at: number }[] = [];
@@ -43,10 +48,12 @@ function run(plan: (number | 'throttle' | 'throttleNow' | 'fail')[][], options: 
           return timer(1, scheduler).pipe(map(() => (step === 'throttle' ? throwThrottle() : throwFailure(index))));
         }),
   );
-  // With `sourceErrorAt`, the source errors then, after delivering every factory.
   const source = sourceErrorAt === undefined ? tasks : concat(tasks, timer(sourceErrorAt, scheduler).pipe(map(() => throwFailure(-1))));
   const subscription = slowStart(source, { ...options, scheduler }).subscribe({
-    next: (result) => emitted.push({ result, at: scheduler.now() }),
+    next: (result) => {
+      emitted.push({ result, at: scheduler.now() });
+      if (leaveFrom !== undefined && scheduler.now() >= leaveFrom) subscription.unsubscribe();
+    },
     error: (e: unknown) => {
       error = e;
       endedAt = scheduler.now();
@@ -390,11 +397,20 @@ describe('retry.learnRate', () => {
     expect(completed.tries.at(-1)?.index).toBe(9);
     expect(completed.scheduler.frame).toBe(completed.completedAt);
     // Task 7 runs from 128 to 130, and task 8 may start at 135: the source fails at 129.
-    const failed = run(quick, options, 129);
+    const failed = run(quick, options, { sourceErrorAt: 129 });
     failed.scheduler.flush();
     expect(failed.error).toEqual(new Error('task -1 failed'));
     expect(failed.endedAt).toBe(130);
     expect(failed.scheduler.frame).toBe(failed.endedAt);
+    // The same, when the subscriber leaves on the last result, emitted as the run ends.
+    const left = run(quick, options, { leaveFrom: completed.completedAt });
+    left.scheduler.flush();
+    expect(left.emitted.at(-1)?.at).toBe(completed.completedAt);
+    expect([left.completedAt, left.scheduler.frame]).toEqual([undefined, completed.completedAt]);
+    const leftBeforeTheError = run(quick, options, { sourceErrorAt: 129, leaveFrom: 130 });
+    leftBeforeTheError.scheduler.flush();
+    expect(leftBeforeTheError.emitted.at(-1)?.at).toBe(130);
+    expect([leftBeforeTheError.error, leftBeforeTheError.scheduler.frame]).toEqual([undefined, 130]);
   });
 
   it('leaves nothing scheduled when a factory unsubscribes while starts are spaced', () => {
