@@ -22,13 +22,16 @@ const contextKeys: ReadonlyArray<string | symbol> = ['index', 'batch', 'attempt'
 export const contextView: ProxyHandler<ContextSource> = {
   get: (task, key) => (contextKeys.includes(key) ? task[key as keyof TaskContext] : undefined),
   has: (_, key) => contextKeys.includes(key),
+  // Stryker disable next-line MethodExpression: the engine copies the list a trap returns before anyone sees it
   ownKeys: () => contextKeys.slice(),
   getOwnPropertyDescriptor: (task, key) =>
     contextKeys.includes(key)
       ? { value: task[key as keyof TaskContext], enumerable: true, configurable: true, writable: false }
       : undefined,
   // The context is read-only, as its type says.
+  // Stryker disable ArrowFunction: a trap that answers undefined refuses the write as false does
   set: () => false,
   defineProperty: () => false,
   deleteProperty: () => false,
+  // Stryker restore ArrowFunction
 };
