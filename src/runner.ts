@@ -77,6 +77,11 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
   let pausedUntil = -Infinity;
   /** The timer that ends the pause, while one is scheduled. */
   let pauseTimer: Cancellable | undefined;
+  /**
+   * How many tries have failed with a throttle: one during `launch` drops the pace, even when the pause
+   * it asks for is already under way, so `launch` stops and asks the pacing again.
+   */
+  let throttles = 0;
   /** Under `retry.learnRate`, the start rate learned from throttles: it spaces starts with short pauses. */
   const learnedRate = options.retry?.learnRate === true ? new LearnedRate() : undefined;
   /** Set once the stream has completed, errored or been unsubscribed: from then on nothing starts. */
@@ -205,11 +210,20 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
     observe();
     const wasStopping = state.stopping;
     const pauseAtStart = pausedUntil;
+    const throttlesAtStart = throttles;
     let count = Math.min(pacing.room(state), concurrency - active, state.waiting);
     // A task that settled while starting may have completed a result, which is emitted before
-    // anything else starts; a failure changes what the pacing allows; a throttle pauses everything.
+    // anything else starts; a failure changes what the pacing allows; a throttle drops the pace, and
+    // may pause everything or space the starts (so may `learnRate`).
     // The next round of `pump` asks again.
-    while (count-- > 0 && !closed && !resultDue && state.stopping === wasStopping && pausedUntil === pauseAtStart) {
+    while (
+      count-- > 0 &&
+      !closed &&
+      !resultDue &&
+      state.stopping === wasStopping &&
+      pausedUntil === pauseAtStart &&
+      throttles === throttlesAtStart
+    ) {
       const retry = pacing.takesRetry() ? retries.shift() : undefined;
       if (retry === undefined) startNew();
       else startRetry(retry);
@@ -324,6 +338,7 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
   function retryLater(run: TaskRun<T>, error: unknown): { reason: unknown } | undefined {
     const decision = decideRetry(options.retry as ResolvedRetry, error, run.context, MAX_TIMER_DELAY, expected);
     if (!decision.retry) return { reason: decision.reason };
+    throttles++;
     const now = host.now();
     pausedUntil = Math.max(pausedUntil, now + decision.pause);
     const drops = pacing.drops;

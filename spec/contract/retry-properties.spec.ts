@@ -375,6 +375,30 @@ const throwsThrottle = (reason: string): TryKind => ({ kind: 'throw', reason: ne
  */
 const found: [string, RetryScenarioSpec][] = [
   [
+    // §10 (after a drop, no more in flight than the pace allows). Window pacing: tasks 3 and 7 are
+    // throttled as they start, at the same instant, with a pause of 0. Task 7's throttle drops the pace
+    // to 1 while task 6 (a promise) is in flight; its pause ends no later than task 3's, so the runner
+    // went on starting with the room it had counted before, and started task 7 again beside task 6.
+    'window: a second throttle whose pause is already under way still stops the tasks being started',
+    {
+      api: 'operator',
+      options: { initialBatchSize: 1, concurrency: 3, maxBatchSize: 3, pacing: 'window', retry: { delay: { kind: 'fixed', ms: 0 } } },
+      tasks: [
+        { tries: [succeedsAfter('0', null)] },
+        { tries: [succeedsAfter('1', null)] },
+        { tries: [{ kind: 'promise', ok: true, value: '2', delay: null }] },
+        { tries: [throttledAfter('busy', null), succeedsAfter('3', null)] },
+        { tries: [succeedsAfter('4', null)] },
+        { tries: [succeedsAfter('5', null)] },
+        { tries: [{ kind: 'promise', ok: true, value: '6', delay: null }] },
+        { tries: [throttledAfter('busy', null), succeedsAfter('7', null)] },
+        { tries: [succeedsAfter('8', null)] },
+      ],
+      source: { kind: 'array' },
+      unsubscribe: { kind: 'never' },
+    },
+  ],
+  [
     // §10 "No task at all is invoked until the pause has passed". Window pacing: task 0 succeeds at 4,
     // the bound becomes 2 and task 1 starts and throws a throttle (pause until 9) at once; the operator
     // starts the retry of task 1 in the same instant, at 4, instead of at 9.
