@@ -1,0 +1,238 @@
+import type { SchedulerLike } from 'rxjs';
+import { resolveRetry, type ResolvedRetry, type RetryOptions } from './retry/retry-options.js';
+
+/** Options of both pacings, shared by `slowStartBatch()` and `slowStart()`. Every option is optional. */
+export interface CommonOptions {
+  /**
+   * How many tasks the first batch holds (Kubernetes' `SlowStartInitialBatchSize`). No batch after a
+   * successful one is smaller than this, unless the source runs out or `flushAfter` fires.
+   * @default 1
+   */
+  initialBatchSize?: number;
+  /**
+   * How much a batch may grow after it succeeded: the next batch holds
+   * `ceil(size * growthFactor)` tasks, where `size` is the batch that ran. `1` gives fixed-size batches.
+   * @default 2
+   */
+  growthFactor?: number;
+  /**
+   * The largest batch. Must be at least `initialBatchSize`.
+   * @default Infinity
+   */
+  maxBatchSize?: number;
+  /**
+   * How many tasks of a batch are subscribed at once. The next batch still waits for the whole
+   * current batch, so a small `concurrency` makes every batch take longer.
+   * @default Infinity (the whole batch at once)
+   */
+  concurrency?: number;
+  /**
+   * The scheduler for `flushAfter`'s timers, and the clock that measures how long a factory has
+   * waited. Pass a `TestScheduler` to test in virtual time. Tasks themselves are never scheduled.
+   * @default asyncScheduler
+   */
+  scheduler?: SchedulerLike;
+  /**
+   * Throttles (a 429, a 503, a dropped connection) slow the run down instead of stopping it: a
+   * transient failure drops the pace, pauses every start for the backoff or the server's
+   * `Retry-After`, retries the task ahead of every new one, and the pace ramps up again (§10).
+   * @default undefined (every failure stops the run)
+   */
+  retry?: RetryOptions;
+}
+
+/** Kubernetes' pacing (§2 to §5): the default. */
+export interface BatchPacingOptions extends CommonOptions {
+  /**
+   * `'batch'`: a batch starts only when the whole previous batch has settled, exactly as Kubernetes
+   * does, and a result is a batch. `'window'`: see {@link WindowPacingOptions}.
+   * @default 'batch'
+   */
+  pacing?: 'batch';
+  /**
+   * Milliseconds after which a batch starts with the factories that are waiting, even if fewer than
+   * the batch size have arrived. Useful with slow sources, such as user actions. A batch cut short
+   * this way proves only its own size: growth starts again from the size that ran. At most
+   * 2147483647 (2^31 - 1), the longest delay a timer can have.
+   * @default undefined (wait until the batch is full or the source completes)
+   */
+  flushAfter?: number;
+}
+
+/** Batch pacing without the barrier (§9). */
+export interface WindowPacingOptions extends CommonOptions {
+  /**
+   * `'window'`: a task starts as soon as the bound batch pacing keeps allows it, without waiting for
+   * the slowest task of a batch. While the successes are at least `S(k)` and fewer than `S(k+1)` (the
+   * sums of the batch sizes 1, 2, 4, ...), at most `s(k)` tasks are in flight. Results still come in
+   * source order, grouped by the batch sizes batch pacing would use.
+   */
+  pacing: 'window';
+  /** Not with window pacing: there are no batches to flush. */
+  flushAfter?: undefined;
+}
+
+/**
+ * Options of `slowStartBatch()` and `slowStart()`: {@link BatchPacingOptions} (the default) or
+ * {@link WindowPacingOptions}.
+ */
+export type SlowStartOptions = BatchPacingOptions | WindowPacingOptions;
+
+/**
+ * The longest delay a timer can have: browsers and Node keep it in a signed 32-bit integer and fire a
+ * longer one after about 1 ms.
+ */
+export const MAX_TIMER_DELAY = 2 ** 31 - 1;
+
+/** {@link SlowStartOptions} after validation, with every default filled in. */
+export interface ResolvedOptions {
+  readonly initialBatchSize: number;
+  readonly growthFactor: number;
+  readonly maxBatchSize: number;
+  readonly concurrency: number;
+  readonly flushAfter: number | undefined;
+  readonly pacing: 'batch' | 'window';
+  readonly retry: ResolvedRetry | undefined;
+  /** `undefined` stands for `asyncScheduler`, filled in by the adapter so that this file needs no RxJS at run time. */
+  readonly scheduler: SchedulerLike | undefined;
+}
+
+const optionNames: ReadonlyArray<keyof BatchPacingOptions> = [
+  'initialBatchSize',
+  'growthFactor',
+  'maxBatchSize',
+  'concurrency',
+  'flushAfter',
+  'scheduler',
+  'pacing',
+  'retry',
+];
+
+/**
+ * Validates `options` and fills in the defaults. Throws a `TypeError` for a value of the wrong type
+ * and a `RangeError` for a number out of range, both in the form
+ * ``Expected `name` to be <rule>, got <value> (<type>)``.
+ */
+export function resolveOptions(options: unknown): ResolvedOptions {
+  if (options === undefined) {
+    return {
+      initialBatchSize: 1,
+      growthFactor: 2,
+      maxBatchSize: Infinity,
+      concurrency: Infinity,
+      flushAfter: undefined,
+      pacing: 'batch',
+      retry: undefined,
+      scheduler: undefined,
+    };
+  }
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+    throw new TypeError(expected('options', 'an object or undefined', options));
+  }
+  // A misspelt option would otherwise be ignored without a word.
+  for (const key of Object.keys(options)) {
+    if (!(optionNames as string[]).includes(key)) {
+      throw new TypeError(`Unknown option \`${key}\`: expected one of ${optionNames.map((name) => `\`${name}\``).join(', ')}`);
+    }
+  }
+
+  const initialBatchSize = numberOption(
+    options,
+    'initialBatchSize',
+    1,
+    'an integer >= 1',
+    (value) => Number.isInteger(value) && value >= 1,
+  );
+  const growthFactor = numberOption(options, 'growthFactor', 2, 'a finite number >= 1', (value) => Number.isFinite(value) && value >= 1);
+  const maxBatchSize = numberOption(
+    options,
+    'maxBatchSize',
+    Infinity,
+    `an integer >= \`initialBatchSize\` (${initialBatchSize}) or Infinity`,
+    (value) => value === Infinity || (Number.isInteger(value) && value >= initialBatchSize),
+  );
+  const concurrency = numberOption(
+    options,
+    'concurrency',
+    Infinity,
+    'an integer >= 1 or Infinity',
+    (value) => value === Infinity || (Number.isInteger(value) && value >= 1),
+  );
+  const flushAfter = numberOption(
+    options,
+    'flushAfter',
+    undefined,
+    `a finite number of milliseconds from 0 to ${MAX_TIMER_DELAY}`,
+    (value) => value >= 0 && value <= MAX_TIMER_DELAY,
+  );
+
+  const pacing = (options as SlowStartOptions).pacing as unknown;
+  if (pacing !== undefined && pacing !== 'batch' && pacing !== 'window') {
+    throw new TypeError(expected('pacing', "'batch' or 'window'", pacing));
+  }
+  if (pacing === 'window' && flushAfter !== undefined) {
+    throw new TypeError(expected('flushAfter', "undefined with `pacing: 'window'` (there are no batches to flush)", flushAfter));
+  }
+
+  const scheduler = (options as SlowStartOptions).scheduler as unknown;
+  if (scheduler !== undefined && !isSchedulerLike(scheduler)) {
+    throw new TypeError(expected('scheduler', 'a SchedulerLike (an object with `schedule()` and `now()`)', scheduler));
+  }
+
+  return {
+    initialBatchSize,
+    growthFactor,
+    maxBatchSize,
+    concurrency,
+    flushAfter,
+    pacing: pacing ?? 'batch',
+    retry: resolveRetry((options as SlowStartOptions).retry, expected, MAX_TIMER_DELAY),
+    scheduler,
+  };
+}
+
+/** What RxJS itself checks for: `schedule` and `now` methods, on an object or a function. */
+function isSchedulerLike(value: unknown): value is SchedulerLike {
+  const candidate = value as Partial<SchedulerLike> | null | undefined;
+  return typeof candidate?.schedule === 'function' && typeof candidate.now === 'function';
+}
+
+function numberOption<D extends number | undefined>(
+  options: object,
+  name: keyof BatchPacingOptions,
+  fallback: D,
+  rule: string,
+  isValid: (value: number) => boolean,
+): number | D {
+  const value: unknown = (options as BatchPacingOptions)[name];
+  if (value === undefined) {
+    return fallback;
+  }
+  if (typeof value !== 'number') {
+    throw new TypeError(expected(name, rule, value));
+  }
+  if (!isValid(value)) {
+    throw new RangeError(expected(name, rule, value));
+  }
+  return value;
+}
+
+/** The one message template for bad input: what was expected of it and what was received. */
+export function expected(name: string, rule: string, received: unknown): string {
+  return `Expected \`${name}\` to be ${rule}, got ${describeValue(received)} (${received === null ? 'null' : typeof received})`;
+}
+
+function describeValue(value: unknown): string {
+  switch (typeof value) {
+    case 'string':
+      return JSON.stringify(value);
+    case 'function':
+      return value.name ? `function ${value.name}` : 'a function';
+    case 'object':
+      return value === null ? 'null' : Array.isArray(value) ? `an array of ${value.length}` : 'an object';
+    case 'bigint':
+      return `${value}n`;
+    default:
+      return String(value);
+  }
+}

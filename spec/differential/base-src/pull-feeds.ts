@@ -1,0 +1,213 @@
+// Feeds that pull factories from an array, an iterable or an async iterable only when the next batch
+// needs them (contract §8): nothing is pulled after a failure, and an iterator left early is closed.
+// An iterator that breaks the protocol fails the feed with a TypeError, as RxJS's `from()` does (§11).
+import type { FactoryFeed, FactorySink } from './host.js';
+import { expected } from './options.js';
+
+/** An array is read by position, so that its unread tail can be handed back as `remaining`. */
+export function arrayFeed(array: ArrayLike<unknown>): (sink: FactorySink) => FactoryFeed {
+  return (sink) => {
+    /** Position of the next factory to deliver. */
+    let next = 0;
+    /** Set once stopped: a stopped feed delivers nothing. */
+    let stopped = false;
+    return {
+      start() {},
+      request(count) {
+        for (let delivered = 0; delivered < count && next < array.length && !stopped; delivered++) {
+          sink.push(array[next++]);
+        }
+        if (next >= array.length && !stopped) {
+          stopped = true;
+          sink.end();
+        }
+      },
+      drain(done) {
+        stopped = true;
+        done(Array.prototype.slice.call(array, next));
+      },
+      stop() {
+        stopped = true;
+      },
+    };
+  };
+}
+
+/** A synchronous iterable; `iterable[Symbol.iterator]()` is called once per subscription. */
+export function iterableFeed(iterable: Iterable<unknown>): (sink: FactorySink) => FactoryFeed {
+  return (sink) => {
+    /** This subscription's iterator; without one (`start` found none), nothing is pulled or closed. */
+    let iterator: Iterator<unknown> | undefined;
+    /** Set once the iterator is exhausted, has thrown, or was closed. */
+    let done = false;
+
+    function stop(): void {
+      if (done) return;
+      done = true;
+      closeIterator(sink, () => iterator?.return?.());
+    }
+
+    return {
+      start() {
+        const opened: unknown = iterable[Symbol.iterator]();
+        if (isObject(opened)) {
+          iterator = opened as Iterator<unknown>;
+        } else {
+          sink.fail(new TypeError(expected('tasks[Symbol.iterator]()', 'an iterator object', opened)));
+        }
+      },
+      request(count) {
+        for (let delivered = 0; delivered < count && !done && iterator; delivered++) {
+          let step: IteratorResult<unknown>;
+          try {
+            step = checkedStep(iterator.next());
+          } catch (error) {
+            done = true;
+            sink.fail(error);
+            return;
+          }
+          if (step.done) {
+            done = true;
+            sink.end();
+            return;
+          }
+          sink.push(step.value);
+        }
+      },
+      // Nothing is ever on its way: a synchronous pull has finished when `request` returns.
+      drain(finish) {
+        stop();
+        finish([]);
+      },
+      stop,
+    };
+  };
+}
+
+/**
+ * An async iterable, pulled one factory at a time while the runner asks for more. A pull already
+ * under way when the runner stops asking is let finish; its factory then waits for the next batch, or,
+ * when the run has failed, is handed back by `drain` (§11).
+ */
+export function asyncIterableFeed(iterable: AsyncIterable<unknown>): (sink: FactorySink) => FactoryFeed {
+  return (sink) => {
+    /** This subscription's iterator; without one (`start` found none), nothing is pulled or closed. */
+    let iterator: AsyncIterator<unknown> | undefined;
+    /** How many more factories the runner wants. */
+    let demand = 0;
+    /** Set while `pull` runs, so that only one loop pulls at a time. */
+    let pulling = false;
+    /** Set while `pull` awaits `next()`: a factory is on its way. */
+    let awaiting = false;
+    /** Set once the iterator is exhausted, has thrown, or was closed. */
+    let done = false;
+    /** Set by `drain` while a pull is under way: where that pull's factory goes instead of the sink. */
+    let drained: ((undelivered: unknown[], failure?: { error: unknown }) => void) | undefined;
+
+    function stop(): void {
+      if (done) return;
+      done = true;
+      drained = undefined;
+      closeIterator(sink, () => iterator?.return?.());
+    }
+
+    /** Hands what the last pull brought to `drain`'s callback, then closes the iterator. */
+    function finishDrain(undelivered: unknown[], failure?: { error: unknown }): void {
+      const finish = drained as (undelivered: unknown[], failure?: { error: unknown }) => void;
+      stop();
+      finish(undelivered, failure);
+    }
+
+    async function pull(source: AsyncIterator<unknown>): Promise<void> {
+      pulling = true;
+      while (demand > 0 && !done) {
+        let step: IteratorResult<unknown>;
+        awaiting = true;
+        try {
+          step = checkedStep(await source.next());
+        } catch (error) {
+          if (drained) {
+            finishDrain([], { error });
+            // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- stop() may have run while next() was awaited
+          } else if (!done) {
+            done = true;
+            sink.fail(error);
+          }
+          break;
+        } finally {
+          awaiting = false;
+        }
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- stop() may have run while next() was awaited
+        if (done) break;
+        // drain() may have run while next() was awaited.
+        if (drained) {
+          finishDrain(step.done ? [] : [step.value]);
+          break;
+        }
+        if (step.done) {
+          done = true;
+          sink.end();
+          break;
+        }
+        demand--;
+        sink.push(step.value);
+      }
+      pulling = false;
+    }
+
+    return {
+      start() {
+        const opened: unknown = iterable[Symbol.asyncIterator]();
+        if (isObject(opened)) {
+          iterator = opened as AsyncIterator<unknown>;
+        } else {
+          sink.fail(new TypeError(expected('tasks[Symbol.asyncIterator]()', 'an async iterator object', opened)));
+        }
+      },
+      request(count) {
+        demand = count;
+        // With no demand, `pull` returns at once.
+        if (!pulling && !done && iterator) {
+          void pull(iterator);
+        }
+      },
+      drain(finish) {
+        demand = 0;
+        if (awaiting && !done) {
+          drained = finish;
+        } else {
+          stop();
+          finish([]);
+        }
+      },
+      stop,
+    };
+  };
+}
+
+function isObject(value: unknown): value is object {
+  return (typeof value === 'object' && value !== null) || typeof value === 'function';
+}
+
+/** An iterator result must be an object (ECMAScript's IteratorNext throws a TypeError otherwise). */
+function checkedStep(step: unknown): IteratorResult<unknown> {
+  if (!isObject(step)) {
+    throw new TypeError(expected('iterator.next()', 'an iterator result object', step));
+  }
+  return step as IteratorResult<unknown>;
+}
+
+/**
+ * Calls an iterator's `return()`. It runs while the stream is being torn down, where an exception
+ * has no one to go to, so a failure is reported as unhandled instead of being swallowed.
+ */
+function closeIterator(sink: FactorySink, close: () => unknown): void {
+  try {
+    const closing = close();
+    if (closing instanceof Promise) {
+      closing.catch((error: unknown) => sink.reportUnhandled(error));
+    }
+  } catch (error) {
+    sink.reportUnhandled(error);
+  }
+}

@@ -1,0 +1,127 @@
+// The results of a run, in source order (§4, §5, §9): which tasks each result holds, how they ended,
+// and, when the run fails, the outcome of every task that no result reported.
+import type { BatchResult, TaskOutcome } from './types.js';
+
+/** One result in the making: a run of consecutive tasks that share a `context.batch`. */
+export interface ResultGroup<T> {
+  readonly index: number;
+  readonly startIndex: number;
+  /** How many tasks the result holds: unknown (Infinity) until it is full or no more can come. */
+  size: number;
+  /** How many tasks have joined so far, and how many of those have settled. */
+  joined: number;
+  settled: number;
+  /** The value of each fulfilled task, by position in the result. */
+  readonly values: (T | undefined)[];
+  /** Rejected tasks in the order they settled, with their factories, to run them again. */
+  readonly failures: { readonly position: number; readonly reason: unknown; readonly factory: unknown }[];
+}
+
+/** How a failed run ends: what its `SlowStartBatchError` reports, apart from what never started. */
+export interface RunFailure<T> {
+  readonly batch: number;
+  readonly startIndex: number;
+  readonly size: number;
+  readonly successes: number;
+  readonly results: TaskOutcome<T>[];
+  readonly cause: unknown;
+  /** The factories of the rejected tasks, in source order. */
+  readonly rejected: unknown[];
+}
+
+/** Keeps the results not yet emitted, oldest first. One book serves one subscription. */
+export class ResultBook<T> {
+  /** Results not emitted yet; the first is the next to emit. */
+  private readonly pending: ResultGroup<T>[] = [];
+  /** The result the last task joined. */
+  private last: ResultGroup<T> | undefined;
+  /** How many tasks have joined a result: the source index of the next task. */
+  private joined = 0;
+  /** How many tasks have succeeded in all. */
+  private successes = 0;
+  /** The first failure in time, and the result that holds it. */
+  private firstFailure: { readonly batch: number; readonly reason: unknown } | undefined;
+
+  /** Whether a task has failed. */
+  get failed(): boolean {
+    return this.firstFailure !== undefined;
+  }
+
+  /**
+   * Adds the next task in source order to the last result, or to a new one when `begins` (the first
+   * task always begins one), and returns that result. `room` is how many tasks the result may hold at
+   * most, to keep their values.
+   */
+  join(begins: boolean, room: number): ResultGroup<T> {
+    if (begins) {
+      this.last = {
+        index: this.last === undefined ? 0 : this.last.index + 1,
+        startIndex: this.joined,
+        size: Infinity,
+        joined: 0,
+        settled: 0,
+        // Stryker disable next-line ArrayDeclaration: the length only reserves storage, which tasks settling out of order fill; closeLast sets the length the result reports
+        values: new Array<T | undefined>(room),
+        failures: [],
+      };
+      this.pending.push(this.last);
+    }
+    const group = this.last as ResultGroup<T>;
+    group.joined++;
+    this.joined++;
+    return group;
+  }
+
+  /** No more tasks will join the last result: it holds what it has. */
+  closeLast(): void {
+    const group = this.last;
+    if (group === undefined) return;
+    group.size = group.joined;
+    group.values.length = group.joined;
+  }
+
+  fulfil(group: ResultGroup<T>, position: number, value: T | undefined): void {
+    group.values[position] = value;
+    group.settled++;
+    this.successes++;
+  }
+
+  /** A task that failed for good; its factory is kept, to run it again. */
+  reject(group: ResultGroup<T>, position: number, reason: unknown, factory: unknown): void {
+    group.failures.push({ position, reason, factory });
+    group.settled++;
+    this.firstFailure ??= { batch: group.index, reason };
+  }
+
+  /** The next result, once all its tasks and all earlier results are done and it has no failure. */
+  takeReady(): BatchResult<T> | undefined {
+    const group = this.pending[0] as ResultGroup<T> | undefined;
+    if (group === undefined || group.settled < group.size || group.failures.length > 0) return undefined;
+    this.pending.shift();
+    const { index, startIndex, size, values } = group;
+    // Every task reported so far has succeeded: the successes up to here are its tasks and those before.
+    return { batch: index, startIndex, size, values, successes: startIndex + size };
+  }
+
+  /** What the error of a failed run reports: every task that no emitted result reported (§5, §9). */
+  failure(): RunFailure<T> {
+    const { batch, reason } = this.firstFailure as { batch: number; reason: unknown };
+    const results: TaskOutcome<T>[] = [];
+    const rejected: unknown[] = [];
+    for (const group of this.pending) {
+      const reasons = new Map(group.failures.map((failure) => [failure.position, failure]));
+      for (let position = 0; position < group.joined; position++) {
+        const index = group.startIndex + position;
+        const failure = reasons.get(position);
+        if (failure === undefined) {
+          results.push({ index, status: 'fulfilled', value: group.values[position] });
+        } else {
+          results.push({ index, status: 'rejected', reason: failure.reason });
+          rejected.push(failure.factory);
+        }
+      }
+    }
+    const startIndex = this.pending[0].startIndex;
+    return { batch, startIndex, size: results.length, successes: this.successes, results, cause: reason, rejected };
+  }
+}
