@@ -16,6 +16,9 @@ export class TaskRun<T> implements TaskObserver, ContextSource {
   settled = false;
   /** The task's subscription; undefined until `subscribe` has returned. */
   subscription: Cancellable | undefined;
+  /** The tasks started before and after it that are still running: the task set's list. */
+  before: TaskRun<T> | undefined;
+  after: TaskRun<T> | undefined;
   /** Made on first read of `signal`. */
   private controller: AbortController | undefined;
   /** Set once the task is torn down, so a signal read later is born aborted. */
@@ -27,12 +30,12 @@ export class TaskRun<T> implements TaskObserver, ContextSource {
     /** The result that reports the task, and the task's position in it. */
     readonly group: ResultGroup<T>,
     readonly position: number,
-    /** What the source delivered: normally a task factory, checked only when invoked. */
-    readonly factory: unknown,
+    /** What the source delivered: normally a task factory, checked only when invoked; let go once settled. */
+    public factory: unknown,
     /** Which try this is, from 1. */
     readonly attempt: number,
-    /** How many times the pace had dropped when the task started (§10). */
-    readonly dropsAtStart: number,
+    /** The pace's round when the task started, as the pacing handed it out (§10). */
+    readonly round: number,
     /** The runner's `settle`. */
     private readonly onSettle: (run: TaskRun<T>, fulfilled: boolean, outcome: unknown) => void,
   ) {
@@ -72,7 +75,9 @@ export class TaskRun<T> implements TaskObserver, ContextSource {
   }
 
   complete(): void {
-    this.onSettle(this, true, this.last);
+    const value = this.last;
+    this.last = undefined;
+    this.onSettle(this, true, value);
   }
 
   /** Closes the task's subscription and aborts its signal; a teardown that throws still aborts it. */

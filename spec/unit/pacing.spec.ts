@@ -1,18 +1,18 @@
 // The two pacings alone: numbers in, numbers out, with no runner, time or RxJS.
 import { BatchPacing } from '../../src/pacing/batch-pacing';
-import type { Pacing, RunState } from '../../src/pacing/pacing';
+import type { Backlog, Pacing } from '../../src/pacing/pacing';
 import { WindowPacing } from '../../src/pacing/window-pacing';
 
 const growth = { initialBatchSize: 1, growthFactor: 2, maxBatchSize: Infinity };
-const state = (overrides: Partial<RunState> = {}): RunState => ({
+const state = (overrides: Partial<Backlog> = {}): Backlog => ({
   inFlight: 0,
   waiting: 100,
   retrying: 0,
-  sourceDone: false,
-  flushDue: false,
-  stopping: false,
+  mayStartShort: false,
   ...overrides,
 });
+/** What a start hands out, copied: the pacing reuses its ticket. */
+const started = (pacing: Pacing, retried: boolean) => ({ ...pacing.start(retried) });
 
 /** Batch pacing as the runner sees it: through the interface, where `settled` is told how the task ended. */
 const batchPacing = (options: typeof growth): Pacing => new BatchPacing(options);
@@ -33,7 +33,8 @@ describe('WindowPacing (§9)', () => {
     const pacing = new WindowPacing({ ...growth, initialBatchSize: 4 }, Infinity);
     expect(pacing.room(state({ inFlight: 3 }))).toBe(1);
     expect(pacing.room(state({ inFlight: 4 }))).toBe(0);
-    expect(pacing.room(state({ inFlight: 1, stopping: true }))).toBe(0);
+    pacing.stop();
+    expect(pacing.room(state({ inFlight: 1 }))).toBe(0);
   });
 
   it('does not count failures as progress', () => {
@@ -44,7 +45,10 @@ describe('WindowPacing (§9)', () => {
 
   it('groups tasks into results of the batch sizes, in order', () => {
     const pacing = new WindowPacing(growth, Infinity);
-    const groups = Array.from({ length: 10 }, () => [pacing.start(false), pacing.resultSize, pacing.resultFull]);
+    const groups = Array.from({ length: 10 }, () => {
+      const { beginsResult, resultSize, closesResult } = pacing.start(false);
+      return [beginsResult, resultSize, closesResult];
+    });
     expect(groups).toEqual([
       [true, 1, true],
       [true, 2, false],
@@ -58,22 +62,23 @@ describe('WindowPacing (§9)', () => {
       [false, 8, false],
     ]);
     // A retried task keeps its result: it neither begins one nor joins the last.
-    expect(pacing.start(true)).toBe(false);
-    expect(pacing.start(false)).toBe(false);
+    expect(started(pacing, true)).toMatchObject({ beginsResult: false, closesResult: false });
+    expect(started(pacing, false)).toMatchObject({ beginsResult: false, closesResult: false, resultSize: 8 });
   });
 
   it('wants no more factories than it could start, within concurrency', () => {
     const pacing = new WindowPacing({ ...growth, initialBatchSize: 8 }, 3);
     expect(pacing.wants(state({ inFlight: 1 }))).toBe(2);
-    expect(pacing.wants(state({ inFlight: 1, stopping: true }))).toBe(0);
+    pacing.stop();
+    expect(pacing.wants(state({ inFlight: 1 }))).toBe(0);
   });
   it('drops once for the tasks in flight at a throttle, and counts only successes started since', () => {
     const pacing = new WindowPacing(growth, Infinity);
     for (let successes = 0; successes < 7; successes++) pacing.settled(true, 0);
     expect(pacing.room(state())).toBe(8);
-    pacing.throttled(0, 8);
-    pacing.throttled(0, 7);
-    expect(pacing.drops).toBe(1);
+    expect(pacing.throttled(0, 8)).toBe(true);
+    expect(pacing.throttled(0, 7)).toBe(false);
+    expect(pacing.start(false).round).toBe(1);
     expect(pacing.room(state())).toBe(1);
     // A task started before the drop proves nothing about the new pace; one started after it does.
     pacing.settled(true, 0);
@@ -89,13 +94,13 @@ describe('BatchPacing (§2 to §5)', () => {
     expect(pacing.room(state({ waiting: 0 }))).toBe(0);
     expect(pacing.wants(state({ waiting: 0 }))).toBe(1);
     expect(pacing.room(state({ waiting: 5 }))).toBe(1);
-    expect(pacing.start(false)).toBe(true);
+    expect(started(pacing, false)).toEqual({ round: 0, beginsResult: true, closesResult: true, resultSize: 1 });
     // The barrier: nothing more until the batch has settled, and no factory is wanted meanwhile.
     expect(pacing.room(state({ inFlight: 1, waiting: 4 }))).toBe(0);
     expect(pacing.wants(state({ inFlight: 1, waiting: 4 }))).toBe(0);
     pacing.settled(true, 0);
     expect(pacing.room(state({ waiting: 1 }))).toBe(0);
-    expect(pacing.room(state({ waiting: 1, sourceDone: true }))).toBe(1);
+    expect(pacing.room(state({ waiting: 1, mayStartShort: true }))).toBe(1);
   });
 
   it('starts every task of an open batch, also after a failure, and nothing after it', () => {
@@ -103,19 +108,21 @@ describe('BatchPacing (§2 to §5)', () => {
     expect(pacing.room(state())).toBe(3);
     pacing.start(false);
     pacing.settled(false, 0);
-    expect(pacing.room(state({ stopping: true }))).toBe(2);
+    pacing.stop();
+    expect(pacing.room(state())).toBe(2);
+    expect(pacing.wants(state())).toBe(0);
     pacing.start(false);
-    pacing.start(false);
-    expect(pacing.resultSize).toBe(3);
+    expect(started(pacing, false)).toEqual({ round: 0, beginsResult: false, closesResult: true, resultSize: 3 });
     pacing.settled(true, 0);
     pacing.settled(true, 0);
-    expect(pacing.room(state({ stopping: true }))).toBe(0);
+    expect(pacing.room(state())).toBe(0);
+    expect(pacing.wants(state())).toBe(0);
   });
 
   it('starts a short batch when a flush is due, and grows from the size that ran', () => {
     const pacing = batchPacing({ ...growth, initialBatchSize: 4 });
     expect(pacing.room(state({ waiting: 2 }))).toBe(0);
-    expect(pacing.room(state({ waiting: 2, flushDue: true }))).toBe(2);
+    expect(pacing.room(state({ waiting: 2, mayStartShort: true }))).toBe(2);
     pacing.start(false);
     pacing.start(false);
     pacing.settled(true, 0);
@@ -135,7 +142,7 @@ describe('BatchPacing (§2 to §5)', () => {
     expect(pacing.room(state({ waiting: 1 }))).toBe(0);
     expect(pacing.room(state({ waiting: 1, retrying: 1 }))).toBe(1);
     expect(pacing.takesRetry()).toBe(true);
-    expect(pacing.start(true)).toBe(false);
+    expect(started(pacing, true)).toMatchObject({ beginsResult: false, closesResult: false });
     expect(pacing.takesRetry()).toBe(false);
   });
 
@@ -145,11 +152,12 @@ describe('BatchPacing (§2 to §5)', () => {
     pacing.start(true);
     expect(pacing.takesRetry()).toBe(true);
     // A new task begins the batch's result and leaves the other retried task its slot.
-    expect(pacing.start(false)).toBe(true);
+    expect(started(pacing, false)).toMatchObject({ beginsResult: true, closesResult: false });
     expect(pacing.takesRetry()).toBe(true);
     pacing.start(true);
     expect(pacing.takesRetry()).toBe(false);
-    pacing.start(false);
+    // The last task of the batch closes its result.
+    expect(started(pacing, false)).toMatchObject({ beginsResult: false, closesResult: true });
     expect(pacing.takesRetry()).toBe(false);
   });
 
@@ -157,12 +165,11 @@ describe('BatchPacing (§2 to §5)', () => {
     const pacing = batchPacing({ ...growth, initialBatchSize: 2 });
     pacing.room(state({ waiting: 2 }));
     pacing.start(false);
-    pacing.start(false);
+    const last = started(pacing, false);
     pacing.settled(true, 0);
     pacing.settled(true, 0);
-    expect(pacing.room(state({ waiting: 0, sourceDone: true }))).toBe(0);
-    expect(pacing.room(state({ waiting: 0, flushDue: true }))).toBe(0);
-    expect([pacing.resultSize, pacing.resultFull]).toEqual([2, true]);
+    expect(pacing.room(state({ waiting: 0, mayStartShort: true }))).toBe(0);
+    expect([last.resultSize, last.closesResult]).toEqual([2, true]);
   });
 
   it('drops once per batch after a throttle, and starts again from initialBatchSize after it', () => {
@@ -177,11 +184,10 @@ describe('BatchPacing (§2 to §5)', () => {
     runBatch(4);
     // A batch of 8 in which two tasks are throttled: the pace drops once, by the first.
     expect(pacing.room(state())).toBe(8);
-    for (let i = 0; i < 8; i++) pacing.start(false);
-    const dropsAtStart = pacing.drops;
-    pacing.throttled(dropsAtStart, 8);
-    pacing.throttled(dropsAtStart, 7);
-    expect(pacing.drops).toBe(dropsAtStart + 1);
+    for (let i = 0; i < 7; i++) pacing.start(false);
+    const { round } = pacing.start(false);
+    expect(pacing.throttled(round, 8)).toBe(true);
+    expect(pacing.throttled(round, 7)).toBe(false);
     // The rest of the batch still has to settle; its successes do not grow the dropped pace.
     for (let i = 0; i < 6; i++) pacing.settled(true, 0);
     expect(pacing.wants(state())).toBe(1);
@@ -196,12 +202,11 @@ describe('BatchPacing (§2 to §5)', () => {
   it('drops again for a task started after the last drop', () => {
     const pacing = batchPacing(growth);
     pacing.room(state());
-    pacing.start(false);
-    pacing.throttled(0, 1);
-    expect(pacing.drops).toBe(1);
+    expect(pacing.start(false).round).toBe(0);
+    expect(pacing.throttled(0, 1)).toBe(true);
     pacing.room(state());
-    pacing.start(false);
-    pacing.throttled(1, 1);
-    expect(pacing.drops).toBe(2);
+    expect(pacing.start(false).round).toBe(1);
+    expect(pacing.throttled(1, 1)).toBe(true);
+    expect(pacing.throttled(1, 1)).toBe(false);
   });
 });

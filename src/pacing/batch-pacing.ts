@@ -1,5 +1,5 @@
 import { nextPaceSize, thresholdAfterDrop, type GrowthOptions } from '../growth.js';
-import type { Pacing, RunState } from './pacing.js';
+import type { Backlog, Pacing, Start } from './pacing.js';
 
 /**
  * Kubernetes' pacing (§2 to §5): batches of 1, 2, 4, ...; a batch starts when the previous one has
@@ -12,85 +12,88 @@ export class BatchPacing implements Pacing {
   private size = 0;
   private started = 0;
   private settledCount = 0;
-  /** Set when the pace dropped during the batch: the next size is already decided. */
-  // Stryker disable next-line BooleanLiteral: room() sets it when it opens the first batch, before any task can drop the pace
-  private droppedInBatch = false;
+  /** How many new tasks (not retried ones) of the current batch have started: the first begins its result. */
+  private newStarted = 0;
   /** Slots of the current batch kept for retried tasks: those waiting when it started. */
   private retrySlots = 0;
-  /** Whether the current batch has begun a result yet. */
-  // Stryker disable next-line BooleanLiteral: room() sets it when it opens the first batch, before any task starts
-  private resultBegun = false;
   /** How many tasks the next batch may hold. */
   private nextSize: number;
   /** Half of what was in flight at the last drop (§10), or `undefined` before any drop. */
   private threshold: number | undefined;
-  drops = 0;
+  /** How many times the pace has dropped, and how many times it had when the current batch opened. */
+  private drops = 0;
+  private dropsAtOpen = 0;
+  /** Set once the run is ending: no batch opens after the current one. */
+  private stopped = false;
+  private readonly ticket: Start = { round: 0, beginsResult: false, closesResult: false, resultSize: 0 };
 
   constructor(private readonly options: GrowthOptions) {
     this.nextSize = options.initialBatchSize;
   }
 
-  room(state: RunState): number {
+  room(backlog: Backlog): number {
     if (this.started < this.size) return this.size - this.started;
     // The barrier: nothing starts until the whole batch has settled, and nothing after a failure.
-    if (this.settledCount < this.size || state.stopping) return 0;
-    const { waiting } = state;
-    if (waiting >= this.nextSize || (waiting > 0 && (state.sourceDone || state.flushDue || state.retrying > 0))) {
+    if (this.settledCount < this.size || this.stopped) return 0;
+    const { waiting } = backlog;
+    if (waiting >= this.nextSize || (waiting > 0 && (backlog.mayStartShort || backlog.retrying > 0))) {
       this.size = Math.min(waiting, this.nextSize);
       // Retried tasks go first, in slots of a new batch; one throttled later waits for the next batch.
-      this.retrySlots = Math.min(state.retrying, this.size);
-      this.started = this.settledCount = 0;
-      this.droppedInBatch = this.resultBegun = false;
+      this.retrySlots = Math.min(backlog.retrying, this.size);
+      this.started = this.settledCount = this.newStarted = 0;
+      this.dropsAtOpen = this.drops;
       return this.size;
     }
     return 0;
   }
 
-  wants(state: RunState): number {
-    return this.settledCount < this.size || state.stopping ? 0 : this.nextSize;
+  wants(): number {
+    return this.settledCount < this.size || this.stopped ? 0 : this.nextSize;
   }
 
   takesRetry(): boolean {
     return this.retrySlots > 0;
   }
 
-  start(retried: boolean): boolean {
+  start(retried: boolean): Start {
+    const ticket = this.ticket;
     this.started++;
     if (retried) this.retrySlots--;
-    if (retried || this.resultBegun) return false;
-    this.resultBegun = true;
-    return true;
-  }
-
-  get resultFull(): boolean {
-    return this.started === this.size;
-  }
-
-  get resultSize(): number {
-    return this.size;
+    else this.newStarted++;
+    ticket.round = this.drops;
+    ticket.beginsResult = !retried && this.newStarted === 1;
+    // A batch's retried tasks start first, so its last task to start is a new one: it closes the result.
+    ticket.closesResult = !retried && this.started === this.size;
+    ticket.resultSize = this.size;
+    return ticket;
   }
 
   // A batch is a round: growth after it is decided by the whole batch, whenever its tasks started. A
-  // failure needs no note: the run is stopping after it, and `room` and `wants` then never reach the
-  // next size.
+  // failure needs no note: the run stops after it, and no batch opens at the next size.
   settled(): void {
     this.settleOne();
   }
 
-  throttled(dropsAtStart: number, inFlight: number): void {
-    if (dropsAtStart === this.drops) {
+  throttled(round: number, inFlight: number): boolean {
+    const drops = round === this.drops;
+    if (drops) {
       this.drops++;
       this.threshold = thresholdAfterDrop(inFlight, this.options);
       // The next batch is the smaller one; this one still runs to its end.
       this.nextSize = this.options.initialBatchSize;
-      this.droppedInBatch = true;
     }
     this.settleOne();
+    return drops;
+  }
+
+  stop(): void {
+    this.stopped = true;
   }
 
   private settleOne(): void {
-    if (++this.settledCount === this.size && !this.droppedInBatch) {
-      // Growth follows the size that ran: a batch cut short proves no more than its own size.
+    // Growth follows the size that ran, unless the pace dropped during the batch: then the next size
+    // is decided already. A batch cut short proves no more than its own size.
+    if (++this.settledCount === this.size && this.drops === this.dropsAtOpen) {
       this.nextSize = nextPaceSize(this.size, this.options, this.threshold);
     }
   }

@@ -1,12 +1,12 @@
 import { nextBatchSize, nextPaceSize, thresholdAfterDrop, type GrowthOptions } from '../growth.js';
-import type { Pacing, RunState } from './pacing.js';
+import type { Backlog, Pacing, Start } from './pacing.js';
 
 /**
  * Batch pacing without the barrier (§9). With `s0, s1, ...` the batch sizes of §2 and `S(k)` their
  * sums, at most `s(k)` tasks are in flight while `S(k)` to `S(k+1) - 1` tasks have succeeded; a task
  * starts as soon as that bound has room. After a throttle (§10) the pace starts again from
- * `initialBatchSize` and the successes are counted from the drop, of tasks started since. Results group the tasks by the
- * sizes of §2, in source order, whatever the pace does.
+ * `initialBatchSize` and the successes are counted from the drop, of tasks started since. Results
+ * group the tasks by the sizes of §2, in source order, whatever the pace does.
  */
 export class WindowPacing implements Pacing {
   /** `s(k)`: how many tasks may be in flight at the level the successes have reached. */
@@ -16,10 +16,14 @@ export class WindowPacing implements Pacing {
   private successes = 0;
   /** Half of what was in flight at the last drop (§10), or `undefined` before any drop. */
   private threshold: number | undefined;
+  /** How many times the pace has dropped: a task's round. */
+  private drops = 0;
+  /** Set once the run is ending: nothing more starts. */
+  private stopped = false;
   /** The size of the result the last new task joined, and how many tasks have joined it. */
   private size: number;
   private joined = 0;
-  drops = 0;
+  private readonly ticket: Start = { round: 0, beginsResult: false, closesResult: false, resultSize: 0 };
 
   constructor(
     private readonly options: GrowthOptions,
@@ -28,12 +32,12 @@ export class WindowPacing implements Pacing {
     this.limit = this.nextLevelAt = this.size = options.initialBatchSize;
   }
 
-  room(state: RunState): number {
-    return state.stopping ? 0 : Math.max(0, this.limit - state.inFlight);
+  room(backlog: Backlog): number {
+    return this.stopped ? 0 : Math.max(0, this.limit - backlog.inFlight);
   }
 
-  wants(state: RunState): number {
-    return state.stopping ? 0 : Math.max(0, Math.min(this.limit, this.concurrency) - state.inFlight);
+  wants(backlog: Backlog): number {
+    return this.stopped ? 0 : Math.max(0, Math.min(this.limit, this.concurrency) - backlog.inFlight);
   }
 
   /** A retried task goes ahead of every new one. */
@@ -41,27 +45,27 @@ export class WindowPacing implements Pacing {
     return true;
   }
 
-  start(retried: boolean): boolean {
-    if (retried) return false;
+  start(retried: boolean): Start {
+    const ticket = this.ticket;
+    ticket.round = this.drops;
+    if (retried) {
+      ticket.beginsResult = ticket.closesResult = false;
+      return ticket;
+    }
     if (this.joined === this.size) {
       this.size = nextBatchSize(this.size, this.options);
       this.joined = 0;
     }
-    return ++this.joined === 1;
+    ticket.beginsResult = ++this.joined === 1;
+    ticket.closesResult = this.joined === this.size;
+    ticket.resultSize = this.size;
+    return ticket;
   }
 
-  get resultFull(): boolean {
-    return this.joined === this.size;
-  }
-
-  get resultSize(): number {
-    return this.size;
-  }
-
-  settled(succeeded: boolean, dropsAtStart: number): void {
+  settled(succeeded: boolean, round: number): void {
     // After a drop, only tasks started at the new pace prove it: one that was already in flight when
     // the pace dropped would let it grow during the pause, and start a burst when the pause ends.
-    if (!succeeded || dropsAtStart !== this.drops) return;
+    if (!succeeded || round !== this.drops) return;
     this.successes++;
     while (this.successes >= this.nextLevelAt) {
       this.limit = nextPaceSize(this.limit, this.options, this.threshold);
@@ -69,11 +73,16 @@ export class WindowPacing implements Pacing {
     }
   }
 
-  throttled(dropsAtStart: number, inFlight: number): void {
-    if (dropsAtStart !== this.drops) return;
+  throttled(round: number, inFlight: number): boolean {
+    if (round !== this.drops) return false;
     this.drops++;
     this.threshold = thresholdAfterDrop(inFlight, this.options);
     this.limit = this.nextLevelAt = this.options.initialBatchSize;
     this.successes = 0;
+    return true;
+  }
+
+  stop(): void {
+    this.stopped = true;
   }
 }
