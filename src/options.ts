@@ -1,4 +1,5 @@
 import type { SchedulerLike } from 'rxjs';
+import { expected } from './expected.js';
 import { resolveRetry, type ResolvedRetry, type RetryOptions } from './retry/retry-options.js';
 
 /** Options of both pacings, shared by `slowStartBatch()` and `slowStart()`. Every option is optional. */
@@ -215,24 +216,4 @@ function numberOption<D extends number | undefined>(
     throw new RangeError(expected(name, rule, value));
   }
   return value;
-}
-
-/** The one message template for bad input: what was expected of it and what was received. */
-export function expected(name: string, rule: string, received: unknown): string {
-  return `Expected \`${name}\` to be ${rule}, got ${describeValue(received)} (${received === null ? 'null' : typeof received})`;
-}
-
-function describeValue(value: unknown): string {
-  switch (typeof value) {
-    case 'string':
-      return JSON.stringify(value);
-    case 'function':
-      return value.name ? `function ${value.name}` : 'a function';
-    case 'object':
-      return value === null ? 'null' : Array.isArray(value) ? `an array of ${value.length}` : 'an object';
-    case 'bigint':
-      return `${value}n`;
-    default:
-      return String(value);
-  }
 }

@@ -3,7 +3,8 @@
 // knows nothing of batches: it admits `min(room, concurrency - inFlight, waiting)` tasks, where the
 // pacing says how much room there is.
 import type { Cancellable, FactoryFeed, FactorySink, RunnerHost } from './host.js';
-import { expected, MAX_TIMER_DELAY, type ResolvedOptions } from './options.js';
+import { expected } from './expected.js';
+import { MAX_TIMER_DELAY, type ResolvedOptions } from './options.js';
 import { BatchPacing } from './pacing/batch-pacing.js';
 import type { Pacing, RunState } from './pacing/pacing.js';
 import { WindowPacing } from './pacing/window-pacing.js';

@@ -2,7 +2,7 @@
  * The `retry` option (src/retry/retry-options.ts), alone: what it accepts, the defaults it fills in,
  * and the error, class and message, of every value it refuses. The longest delay is 1,000 ms here.
  */
-import { expected } from '../../src/options';
+import { expected } from '../../src/expected';
 import { resolveRetry } from '../../src/retry/retry-options';
 
 const resolve = (retry: unknown) => resolveRetry(retry, expected, 1_000);

@@ -2,7 +2,7 @@
  * What a failed try leads to under `retry` (src/retry/retry-policy.ts), alone: the pause, and each
  * answer of `when` or `delay` that makes the failure final instead.
  */
-import { expected } from '../../src/options';
+import { expected } from '../../src/expected';
 import type { ResolvedRetry } from '../../src/retry/retry-options';
 import { decideRetry } from '../../src/retry/retry-policy';
 import type { TaskContext } from '../../src/types';
