@@ -1,6 +1,7 @@
 import type { SchedulerLike } from 'rxjs';
 import { expected } from './expected.js';
 import { resolveRetry, type ResolvedRetry, type RetryOptions } from './retry/retry-options.js';
+import { MAX_TIMER_DELAY } from './timer-limit.js';
 
 /** Options of both pacings, shared by `slowStartBatch()` and `slowStart()`. Every option is optional. */
 export interface CommonOptions {
@@ -78,12 +79,6 @@ export interface WindowPacingOptions extends CommonOptions {
  * {@link WindowPacingOptions}.
  */
 export type SlowStartOptions = BatchPacingOptions | WindowPacingOptions;
-
-/**
- * The longest delay a timer can have: browsers and Node keep it in a signed 32-bit integer and fire a
- * longer one after about 1 ms.
- */
-export const MAX_TIMER_DELAY = 2 ** 31 - 1;
 
 /** {@link SlowStartOptions} after validation, with every default filled in. */
 export interface ResolvedOptions {

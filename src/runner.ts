@@ -4,7 +4,7 @@
 // pacing says how much room there is.
 import type { Cancellable, FactoryFeed, FactorySink, RunnerHost } from './host.js';
 import { expected } from './expected.js';
-import { MAX_TIMER_DELAY, type ResolvedOptions } from './options.js';
+import type { ResolvedOptions } from './options.js';
 import { BatchPacing } from './pacing/batch-pacing.js';
 import type { Pacing, RunState } from './pacing/pacing.js';
 import { WindowPacing } from './pacing/window-pacing.js';
@@ -15,6 +15,7 @@ import type { ResolvedRetry } from './retry/retry-options.js';
 import { decideRetry } from './retry/retry-policy.js';
 import { SlowStartBatchError } from './slow-start-batch-error.js';
 import { TaskRun } from './task-run.js';
+import { MAX_TIMER_DELAY } from './timer-limit.js';
 import type { TaskFactory } from './types.js';
 
 /** A task that failed with a throttle and waits to be tried again. */

@@ -1,10 +1,5 @@
 // §10's pushback reader: how long a server's `Retry-After` header asks a client to wait.
-
-/**
- * The longest wait `retryAfter` reports: 2^31 - 1 ms (about 24.8 days), the longest delay a timer can
- * have. A longer one would overflow `setTimeout`, which then fires at once: the opposite of waiting.
- */
-const longestWait = 2 ** 31 - 1;
+import { MAX_TIMER_DELAY } from '../timer-limit.js';
 
 /**
  * Delta-seconds: whole seconds (`120`), as RFC 9110 defines them, or decimal ones (`9.967`), as servers
@@ -74,7 +69,7 @@ export function retryAfter(error: unknown, now: number = Date.now()): number | u
   const seconds = deltaSeconds.exec(value);
   const wait = seconds ? milliseconds(seconds) : httpDate(value, now) - now;
   // A date in the past means "now"; NaN (not a date) means nothing was asked.
-  return Number.isNaN(wait) ? undefined : Math.min(longestWait, Math.max(0, wait));
+  return Number.isNaN(wait) ? undefined : Math.min(MAX_TIMER_DELAY, Math.max(0, wait));
 }
 
 /** What `retryAfter` reads, when the error has it: headers with a `get()`, on the error or on its `response`. */
