@@ -182,7 +182,7 @@ export function resolveOptions(options: unknown): ResolvedOptions {
     concurrency,
     flushAfter,
     pacing: pacing ?? 'batch',
-    retry: resolveRetry((options as SlowStartOptions).retry, expected, MAX_TIMER_DELAY),
+    retry: resolveRetry((options as SlowStartOptions).retry),
     scheduler,
   };
 }

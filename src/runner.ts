@@ -15,7 +15,6 @@ import type { ResolvedRetry } from './retry/retry-options.js';
 import { decideRetry } from './retry/retry-policy.js';
 import { SlowStartBatchError } from './slow-start-batch-error.js';
 import { TaskRun } from './task-run.js';
-import { MAX_TIMER_DELAY } from './timer-limit.js';
 import type { TaskFactory } from './types.js';
 
 /** A task that failed with a throttle and waits to be tried again. */
@@ -338,7 +337,7 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
    * drops the pace (§10). Returns nothing if it did, or the reason the task has failed for good.
    */
   function retryLater(run: TaskRun<T>, error: unknown): { reason: unknown } | undefined {
-    const decision = decideRetry(options.retry as ResolvedRetry, error, run.context, MAX_TIMER_DELAY, expected);
+    const decision = decideRetry(options.retry as ResolvedRetry, error, run.context);
     if (!decision.retry) return { reason: decision.reason };
     throttles++;
     const now = host.now();
