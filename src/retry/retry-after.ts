@@ -64,10 +64,11 @@ const asctimeDate = new RegExp(`^(?:${days}) ${month} ([\\d ]\\d) ${time} (\\d{4
 export function retryAfter(error: unknown, now: number = Date.now()): number | undefined {
   const carrier = error as HeaderCarrier;
   const value = header(() => carrier.headers) ?? header(() => carrier.response.headers);
-  // Stryker disable next-line ConditionalExpression: without it, undefined would reach the parsers as the text "undefined", which no form matches; the check says what is meant
   if (value === undefined) return undefined;
-  const seconds = deltaSeconds.exec(value);
-  const wait = seconds ? milliseconds(seconds) : httpDate(value, now) - now;
+  // A field value never includes the whitespace around it (RFC 9110 §5.5); fetch already trims it.
+  const text = value.trim();
+  const seconds = deltaSeconds.exec(text);
+  const wait = seconds ? milliseconds(seconds) : httpDate(text, now) - now;
   // A date in the past means "now"; NaN (not a date) means nothing was asked.
   return Number.isNaN(wait) ? undefined : Math.min(MAX_TIMER_DELAY, Math.max(0, wait));
 }
@@ -79,8 +80,8 @@ interface HeaderCarrier {
 }
 
 /**
- * The `Retry-After` value of the headers `find` gives, without its surrounding whitespace, if it is a string.
- * Headers of another shape (none, no `get`, a `get` that is not a function) throw while being read.
+ * The `Retry-After` value of the headers `find` gives, as it was sent, if it is a string. Headers of
+ * another shape (none, no `get`, a `get` that is not a function) throw while being read.
  */
 function header(find: () => { get(name: string): unknown }): string | undefined {
   let value: unknown;
@@ -89,8 +90,7 @@ function header(find: () => { get(name: string): unknown }): string | undefined 
   } catch {
     // A missing or unreadable header (a throwing getter, proxy or get()), not a failure of the caller's retry.
   }
-  // A field value never includes the whitespace around it (RFC 9110 §5.5); fetch already trims it.
-  return typeof value === 'string' ? value.trim() : undefined;
+  return typeof value === 'string' ? value : undefined;
 }
 
 /**
