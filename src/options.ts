@@ -1,5 +1,7 @@
 import type { SchedulerLike } from 'rxjs';
+import { expected } from './expected.js';
 import { resolveRetry, type ResolvedRetry, type RetryOptions } from './retry/retry-options.js';
+import { MAX_TIMER_DELAY } from './timer-limit.js';
 
 /** Options of both pacings, shared by `slowStartBatch()` and `slowStart()`. Every option is optional. */
 export interface CommonOptions {
@@ -77,12 +79,6 @@ export interface WindowPacingOptions extends CommonOptions {
  * {@link WindowPacingOptions}.
  */
 export type SlowStartOptions = BatchPacingOptions | WindowPacingOptions;
-
-/**
- * The longest delay a timer can have: browsers and Node keep it in a signed 32-bit integer and fire a
- * longer one after about 1 ms.
- */
-export const MAX_TIMER_DELAY = 2 ** 31 - 1;
 
 /** {@link SlowStartOptions} after validation, with every default filled in. */
 export interface ResolvedOptions {
@@ -186,7 +182,7 @@ export function resolveOptions(options: unknown): ResolvedOptions {
     concurrency,
     flushAfter,
     pacing: pacing ?? 'batch',
-    retry: resolveRetry((options as SlowStartOptions).retry, expected, MAX_TIMER_DELAY),
+    retry: resolveRetry((options as SlowStartOptions).retry),
     scheduler,
   };
 }
@@ -215,24 +211,4 @@ function numberOption<D extends number | undefined>(
     throw new RangeError(expected(name, rule, value));
   }
   return value;
-}
-
-/** The one message template for bad input: what was expected of it and what was received. */
-export function expected(name: string, rule: string, received: unknown): string {
-  return `Expected \`${name}\` to be ${rule}, got ${describeValue(received)} (${received === null ? 'null' : typeof received})`;
-}
-
-function describeValue(value: unknown): string {
-  switch (typeof value) {
-    case 'string':
-      return JSON.stringify(value);
-    case 'function':
-      return value.name ? `function ${value.name}` : 'a function';
-    case 'object':
-      return value === null ? 'null' : Array.isArray(value) ? `an array of ${value.length}` : 'an object';
-    case 'bigint':
-      return `${value}n`;
-    default:
-      return String(value);
-  }
 }

@@ -2,7 +2,7 @@
 // needs them (contract §8): nothing is pulled after a failure, and an iterator left early is closed.
 // An iterator that breaks the protocol fails the feed with a TypeError, as RxJS's `from()` does (§11).
 import type { FactoryFeed, FactorySink } from './host.js';
-import { expected } from './options.js';
+import { expected } from './expected.js';
 
 /** An array is read by position, so that its unread tail can be handed back as `remaining`. */
 export function arrayFeed(array: ArrayLike<unknown>): (sink: FactorySink) => FactoryFeed {

@@ -29,15 +29,80 @@ describe('retryAfter (contract §10)', () => {
       expect(after('1 20')).toBeUndefined();
     });
 
-    it('refuses what is not a non-negative integer', () => {
-      for (const value of ['-1', '1.5', '+5', '1e3', '0x10', '', ' ', 'soon', '120s', 'Infinity', 'NaN']) {
-        expect(after(value)).toBeUndefined();
+    // What rate-limiter-flexible's README has servers send: `msBeforeNext / 1000`.
+    it('reads decimal seconds as milliseconds', () => {
+      expect(after('9.967')).toBe(9967);
+      expect(after('0.5')).toBe(500);
+      expect(after('1.25')).toBe(1250);
+      expect(after('120.0')).toBe(120_000);
+      expect(after('007.100')).toBe(7100);
+      expect(after(' 9.967\t')).toBe(9967);
+      expect(retryAfter(response('9.967'))).toBe(9967);
+    });
+
+    it('reads the digits themselves, not a binary fraction: 0.007 is 7 ms, not 8', () => {
+      // 0.007 * 1000 is 7.000000000000001 in floating point, which would round up to 8.
+      expect(after('0.007')).toBe(7);
+      expect(after('1.001')).toBe(1001);
+      expect(after('4.35')).toBe(4350);
+    });
+
+    it('rounds a fraction of a millisecond up, and only a fraction', () => {
+      expect(after('9.9670')).toBe(9967);
+      expect(after('9.96700000')).toBe(9967);
+      expect(after('9.9670001')).toBe(9968);
+      expect(after('9.9671')).toBe(9968);
+      expect(after('9.9679')).toBe(9968);
+      expect(after('9.968')).toBe(9968);
+      expect(after(`9.967${'0'.repeat(30)}1`)).toBe(9968);
+      expect(after('9.9999')).toBe(10_000);
+    });
+
+    it('reads a zero fraction as 0, and the smallest one above it as 1 ms', () => {
+      expect(after('0.0')).toBe(0);
+      expect(after('0.000')).toBe(0);
+      expect(after('0.0000')).toBe(0);
+      expect(after('0.0001')).toBe(1);
+      expect(after('0.001')).toBe(1);
+      expect(after('0.0011')).toBe(2);
+    });
+
+    it('refuses what is not a non-negative decimal number with digits on both sides of its point', () => {
+      for (const value of [
+        '-1',
+        '-0.5',
+        '+5',
+        '+0.5',
+        '1e3',
+        '1.5e3',
+        '0x10',
+        '.5',
+        '10.',
+        '.',
+        '1.2.3',
+        '1,5',
+        '1. 5',
+        '1 .5',
+        '١',
+        '',
+        ' ',
+        'soon',
+        '120s',
+        'Infinity',
+        'NaN',
+      ]) {
+        expect([value, after(value)]).toEqual([value, undefined]);
       }
     });
 
     it('caps a huge value at the longest delay a timer can have, and stays finite', () => {
       expect(after('2147483')).toBe(2_147_483_000);
       expect(after('2147484')).toBe(longestWait);
+      expect(after('2147483.646')).toBe(longestWait - 1);
+      expect(after('2147483.6461')).toBe(longestWait);
+      expect(after('2147483.647')).toBe(longestWait);
+      expect(after('2147483.648')).toBe(longestWait);
+      expect(after(`${'9'.repeat(400)}.5`)).toBe(longestWait);
       expect(after('99999999999999999999999')).toBe(longestWait);
       expect(after('9'.repeat(400))).toBe(longestWait);
     });

@@ -1,10 +1,12 @@
 // §10's pushback reader: how long a server's `Retry-After` header asks a client to wait.
+import { MAX_TIMER_DELAY } from '../timer-limit.js';
 
 /**
- * The longest wait `retryAfter` reports: 2^31 - 1 ms (about 24.8 days), the longest delay a timer can
- * have. A longer one would overflow `setTimeout`, which then fires at once: the opposite of waiting.
+ * Delta-seconds: whole seconds (`120`), as RFC 9110 defines them, or decimal ones (`9.967`), as servers
+ * send them too (rate-limiter-flexible's README writes `msBeforeNext / 1000`). The groups are the digits
+ * before and after the point.
  */
-const longestWait = 2 ** 31 - 1;
+const deltaSeconds = /^(\d+)(?:\.(\d+))?$/;
 
 const days = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'].join('|');
 const longDays = ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday'].join('|');
@@ -31,9 +33,16 @@ const asctimeDate = new RegExp(`^(?:${days}) ${month} ([\\d ]\\d) ${time} (\\d{4
  * that throws, or a value that is neither form gives `undefined`: this function never throws, so it is
  * safe inside `retry.when`.
  *
- * Both forms of RFC 9110 §10.2.3 are understood: delta-seconds (`120`: 120,000 ms) and an HTTP-date
- * (`Wed, 21 Oct 2015 07:28:00 GMT`: the time until then, or `0` if it has passed). The result is at
- * most 2^31 - 1 ms, the longest delay a timer can have.
+ * Both forms of RFC 9110 (section 10.2.3) are understood: delta-seconds (`120`: 120,000 ms) and an
+ * HTTP-date (`Wed, 21 Oct 2015 07:28:00 GMT`: the time until then, or `0` if it has passed). The result
+ * is at most 2^31 - 1 ms, the longest delay a timer can have.
+ *
+ * Seconds may also have a fraction, which the RFC does not define but which servers send and clients
+ * such as ky and axios-retry read: `9.967` is 9,967 ms. A fraction of a millisecond is rounded up
+ * (`9.9671`: 9,968 ms), so that a retry never comes before the time asked for. Those clients read the
+ * value with `Number()`, which also takes `1e3`, `0x10`, `+5` and whitespace alone (as 0); this function
+ * takes seconds only as number formatters write them, with digits on both sides of the point, so
+ * `.5`, `10.`, `+5`, `-1`, `1e3`, `0x10` and `1,5` give `undefined`, as does anything in neither form.
  *
  * ## Example
  *
@@ -55,11 +64,13 @@ const asctimeDate = new RegExp(`^(?:${days}) ${month} ([\\d ]\\d) ${time} (\\d{4
 export function retryAfter(error: unknown, now: number = Date.now()): number | undefined {
   const carrier = error as HeaderCarrier;
   const value = header(() => carrier.headers) ?? header(() => carrier.response.headers);
-  // Stryker disable next-line ConditionalExpression: without it, undefined would reach the parsers as the text "undefined", which no form matches; the check says what is meant
   if (value === undefined) return undefined;
-  const wait = /^\d+$/.test(value) ? Number(value) * 1000 : httpDate(value, now) - now;
+  // A field value never includes the whitespace around it (RFC 9110 §5.5); fetch already trims it.
+  const text = value.trim();
+  const seconds = deltaSeconds.exec(text);
+  const wait = seconds ? milliseconds(seconds) : httpDate(text, now) - now;
   // A date in the past means "now"; NaN (not a date) means nothing was asked.
-  return Number.isNaN(wait) ? undefined : Math.min(longestWait, Math.max(0, wait));
+  return Number.isNaN(wait) ? undefined : Math.min(MAX_TIMER_DELAY, Math.max(0, wait));
 }
 
 /** What `retryAfter` reads, when the error has it: headers with a `get()`, on the error or on its `response`. */
@@ -69,8 +80,8 @@ interface HeaderCarrier {
 }
 
 /**
- * The `Retry-After` value of the headers `find` gives, without its surrounding whitespace, if it is a string.
- * Headers of another shape (none, no `get`, a `get` that is not a function) throw while being read.
+ * The `Retry-After` value of the headers `find` gives, as it was sent, if it is a string. Headers of
+ * another shape (none, no `get`, a `get` that is not a function) throw while being read.
  */
 function header(find: () => { get(name: string): unknown }): string | undefined {
   let value: unknown;
@@ -79,8 +90,18 @@ function header(find: () => { get(name: string): unknown }): string | undefined 
   } catch {
     // A missing or unreadable header (a throwing getter, proxy or get()), not a failure of the caller's retry.
   }
-  // A field value never includes the whitespace around it (RFC 9110 §5.5); fetch already trims it.
-  return typeof value === 'string' ? value.trim() : undefined;
+  return typeof value === 'string' ? value : undefined;
+}
+
+/**
+ * The seconds a match of `deltaSeconds` stands for, in whole milliseconds, rounded up. Read from the
+ * digits rather than computed as `Number(value) * 1000`, which is not exact: `0.007 * 1000` is
+ * 7.000000000000001, which would round up to 8.
+ */
+function milliseconds([, whole, fraction = '']: RegExpExecArray): number {
+  const thousandths = Number(fraction.slice(0, 3).padEnd(3, '0'));
+  const beyondThousandths = /[1-9]/.test(fraction.slice(3)) ? 1 : 0;
+  return Number(whole) * 1000 + thousandths + beyondThousandths;
 }
 
 /** The time an HTTP-date stands for, in ms since the epoch, or `NaN` if `value` is not one. */

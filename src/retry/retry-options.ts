@@ -1,4 +1,6 @@
 // The `retry` option (§10): which failures are throttles, how often a task is tried, how long to wait.
+import { expected } from '../expected.js';
+import { MAX_TIMER_DELAY } from '../timer-limit.js';
 import type { TaskContext } from '../types.js';
 
 /** How a run treats a failure that says "not so fast" rather than "never" (contract §10). */
@@ -42,14 +44,21 @@ export interface ResolvedRetry {
 const retryOptionNames: ReadonlyArray<keyof RetryOptions> = ['when', 'maxAttempts', 'delay', 'learnRate'];
 
 /**
- * Validates the `retry` option; `expected` is the package's one message template.
- * Throws a `TypeError` for a value of the wrong type and a `RangeError` for a number out of range.
+ * Validates the `retry` option and fills in its defaults. Throws a `TypeError` for a value of the wrong
+ * type and a `RangeError` for a number out of range (a `delay` longer than a timer can hold included),
+ * both in the package's one message template.
+ *
+ * ## Example
+ *
+ * ```ts
+ * resolveRetry({ maxAttempts: 5 }); // { when: undefined, maxAttempts: 5, delay: undefined, learnRate: false }
+ * resolveRetry({ delay: -1 }); // throws a RangeError that names `retry.delay`, its rule and the -1 received
+ * ```
+ *
+ * @param retry The `retry` option as the caller gave it, of any type.
+ * @return The option with its defaults, or `undefined` when there is none (every failure stops the run).
  */
-export function resolveRetry(
-  retry: unknown,
-  expected: (name: string, rule: string, received: unknown) => string,
-  maxDelay: number,
-): ResolvedRetry | undefined {
+export function resolveRetry(retry: unknown): ResolvedRetry | undefined {
   if (retry === undefined) return undefined;
   if (typeof retry !== 'object' || retry === null || Array.isArray(retry)) {
     throw new TypeError(expected('retry', 'an object or undefined', retry));
@@ -66,10 +75,10 @@ export function resolveRetry(
   const attemptsRule = 'an integer >= 1';
   if (typeof maxAttempts !== 'number') throw new TypeError(expected('retry.maxAttempts', attemptsRule, maxAttempts));
   if (!Number.isInteger(maxAttempts) || maxAttempts < 1) throw new RangeError(expected('retry.maxAttempts', attemptsRule, maxAttempts));
-  const delayRule = `a number of milliseconds from 0 to ${maxDelay}, or a function returning one`;
+  const delayRule = `a number of milliseconds from 0 to ${MAX_TIMER_DELAY}, or a function returning one`;
   if (delay !== undefined && typeof delay !== 'function') {
     if (typeof delay !== 'number') throw new TypeError(expected('retry.delay', delayRule, delay));
-    if (!(delay >= 0 && delay <= maxDelay)) throw new RangeError(expected('retry.delay', delayRule, delay));
+    if (!(delay >= 0 && delay <= MAX_TIMER_DELAY)) throw new RangeError(expected('retry.delay', delayRule, delay));
   }
   if (typeof learnRate !== 'boolean') throw new TypeError(expected('retry.learnRate', 'a boolean or undefined', learnRate));
   return { when, maxAttempts, delay, learnRate };

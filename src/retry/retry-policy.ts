@@ -1,6 +1,8 @@
 // Decides what a failed try means under the `retry` option (§10): a throttle to wait out, or a failure.
 import { defaultRetryDelay } from './backoff.js';
 import type { ResolvedRetry } from './retry-options.js';
+import { expected } from '../expected.js';
+import { MAX_TIMER_DELAY } from '../timer-limit.js';
 import type { TaskContext } from '../types.js';
 
 /** What a failed try leads to: a retry after `pause` ms, or the end of the task with `reason`. */
@@ -8,16 +10,24 @@ export type RetryDecision = { readonly retry: true; readonly pause: number } | {
 
 /**
  * Whether the try that failed with `error` is retried, and after how long: `max(what when returned,
- * the backoff)`, capped at `maxPause`, the longest delay a timer can hold. A `when` or `delay` that throws, or that answers something other
- * than the rule allows, ends the task with that error: a bug in the policy must not pass for a throttle.
+ * the backoff)`, capped at the longest delay a timer can hold. A `when` or `delay` that throws, or that
+ * answers something other than the rule allows, ends the task with that error: a bug in the policy must
+ * not pass for a throttle.
+ *
+ * ## Example
+ *
+ * ```ts
+ * const retry = resolveRetry({ when: () => 300, delay: 100 }) as ResolvedRetry;
+ * decideRetry(retry, error, { ...context, attempt: 1 }); // { retry: true, pause: 300 }
+ * decideRetry(retry, error, { ...context, attempt: 3 }); // { retry: false, reason: error }: out of tries
+ * ```
+ *
+ * @param retry The validated `retry` option.
+ * @param error What the try failed with.
+ * @param context The context of the try that failed; its `attempt` counts the tries so far.
+ * @return A retry after `pause` ms, or the end of the task with `reason`.
  */
-export function decideRetry(
-  retry: ResolvedRetry,
-  error: unknown,
-  context: TaskContext,
-  maxPause: number,
-  expected: (name: string, rule: string, received: unknown) => string,
-): RetryDecision {
+export function decideRetry(retry: ResolvedRetry, error: unknown, context: TaskContext): RetryDecision {
   if (context.attempt >= retry.maxAttempts) return { retry: false, reason: error };
   try {
     const answer = retry.when === undefined ? true : retry.when(error, context);
@@ -32,7 +42,7 @@ export function decideRetry(
       return { retry: false, reason: new TypeError(expected('retry.delay()', 'a finite number of milliseconds >= 0', backoff)) };
     }
     // A longer pause than a timer can hold would fire at once: the longest one is kept instead.
-    return { retry: true, pause: Math.min(maxPause, Math.max(answer === true ? 0 : answer, backoff)) };
+    return { retry: true, pause: Math.min(MAX_TIMER_DELAY, Math.max(answer === true ? 0 : answer, backoff)) };
   } catch (thrown) {
     return { retry: false, reason: thrown };
   }

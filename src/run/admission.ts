@@ -2,7 +2,6 @@
 // and the spacing of `retry.learnRate`. The runner asks; the admission answers and keeps the timer
 // that ends a pause.
 import type { Cancellable, RunnerHost } from '../host.js';
-import { expected, MAX_TIMER_DELAY } from '../options.js';
 import type { Backlog, Pacing, Start } from '../pacing/pacing.js';
 import { Queue } from '../queue.js';
 import type { ResultGroup } from '../result-book.js';
@@ -125,7 +124,7 @@ export class Admission<T> {
    */
   retryLater(run: TaskRun<T>, error: unknown, inFlight: number): { reason: unknown } | undefined {
     if (this.retry === undefined) return { reason: error };
-    const decision = decideRetry(this.retry, error, run.context, MAX_TIMER_DELAY, expected);
+    const decision = decideRetry(this.retry, error, run.context);
     if (!decision.retry) return { reason: decision.reason };
     this.changes++;
     const now = this.clock.now();

@@ -1,6 +1,6 @@
 // The tasks of a run: invoked in order, counted while in flight, and torn down together (§4, §7).
 import type { RunnerHost } from '../host.js';
-import { expected } from '../options.js';
+import { expected } from '../expected.js';
 import type { TaskRun } from '../task-run.js';
 import type { TaskFactory } from '../types.js';
 
