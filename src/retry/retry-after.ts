@@ -31,9 +31,9 @@ const asctimeDate = new RegExp(`^(?:${days}) ${month} ([\\d ]\\d) ${time} (\\d{4
  * that throws, or a value that is neither form gives `undefined`: this function never throws, so it is
  * safe inside `retry.when`.
  *
- * Both forms of RFC 9110 §10.2.3 are understood: delta-seconds (`120`: 120,000 ms) and an HTTP-date
- * (`Wed, 21 Oct 2015 07:28:00 GMT`: the time until then, or `0` if it has passed). The result is at
- * most 2^31 - 1 ms, the longest delay a timer can have.
+ * Both forms of RFC 9110, section 10.2.3, are understood: delta-seconds (`120`: 120,000 ms) and an
+ * HTTP-date (`Wed, 21 Oct 2015 07:28:00 GMT`: the time until then, or `0` if it has passed). The
+ * result is at most 2^31 - 1 ms, the longest delay a timer can have.
  *
  * ## Example
  *
