@@ -8,7 +8,7 @@ export interface GrowthOptions {
 }
 
 /**
- * The size the batch after a successful one of `ranSize` tasks may have (contract §2):
+ * The size the batch after a successful one of `ranSize` tasks may have:
  * `min(maxBatchSize, max(initialBatchSize, ceil(ranSize * growthFactor)))`.
  *
  * The product is rounded before `ceil` when it is within floating-point noise of a whole number, so
@@ -30,8 +30,9 @@ export function nextBatchSize(ranSize: number, options: GrowthOptions): number {
 }
 
 /**
- * The next size of a pace that has dropped after a throttle (§10), as TCP grows its window: by
- * `growthFactor` up to `threshold` (slow start), then by one task per round (congestion avoidance).
+ * The next size of a pace that has dropped after a throttle (a failure that `retry` retries), as TCP
+ * grows its window: by `growthFactor` up to `threshold` (slow start), then by one task per round
+ * (congestion avoidance).
  * With no threshold (no drop yet) it is {@link nextBatchSize}.
  *
  * @param size The size of the round that succeeded.
@@ -47,7 +48,10 @@ export function nextPaceSize(size: number, options: GrowthOptions, threshold: nu
   return Math.min(grown, size + 1);
 }
 
-/** The threshold after a drop: half of what was in flight, and no less than `initialBatchSize` (§10). */
+/**
+ * The threshold after a drop of the pace: half of what was in flight, no less than `initialBatchSize`
+ * and no more than `maxBatchSize`.
+ */
 export function thresholdAfterDrop(inFlight: number, options: GrowthOptions): number {
   return Math.min(options.maxBatchSize, Math.max(options.initialBatchSize, Math.floor(inFlight / 2)));
 }

@@ -37,13 +37,16 @@ export interface CommonOptions {
   /**
    * Throttles (a 429, a 503, a dropped connection) slow the run down instead of stopping it: a
    * transient failure drops the pace, pauses every start for the backoff or the server's
-   * `Retry-After`, retries the task ahead of every new one, and the pace ramps up again (§10).
+   * `Retry-After`, retries the task ahead of every new one, and the pace ramps up again.
    * @default undefined (every failure stops the run)
    */
   retry?: RetryOptions;
 }
 
-/** Kubernetes' pacing (§2 to §5): the default. */
+/**
+ * Kubernetes' pacing, the default: batches that grow after each success, each starting only when the
+ * whole previous batch has settled, and none after a batch with a failure.
+ */
 export interface BatchPacingOptions extends CommonOptions {
   /**
    * `'batch'`: a batch starts only when the whole previous batch has settled, exactly as Kubernetes
@@ -61,7 +64,10 @@ export interface BatchPacingOptions extends CommonOptions {
   flushAfter?: number;
 }
 
-/** Batch pacing without the barrier (§9). */
+/**
+ * Batch pacing without the barrier: never more tasks in flight than batch pacing would allow, but a
+ * task starts as soon as there is room instead of waiting for the whole previous batch.
+ */
 export interface WindowPacingOptions extends CommonOptions {
   /**
    * `'window'`: a task starts as soon as the bound batch pacing keeps allows it, without waiting for

@@ -87,7 +87,7 @@ export function iterableFeed(iterable: Iterable<unknown>): (sink: FactorySink) =
 /**
  * An async iterable, pulled one factory at a time while the runner asks for more. A pull already
  * under way when the runner stops asking is let finish; its factory then waits for the next batch, or,
- * when the run has failed, is handed back by `drain` (§11).
+ * when the run has failed, is handed back by `drain`: a factory once pulled is never lost.
  */
 export function asyncIterableFeed(iterable: AsyncIterable<unknown>): (sink: FactorySink) => FactoryFeed {
   return (sink) => {

@@ -8,7 +8,7 @@ export interface TaskContext {
   readonly index: number;
   /** The 0-based index of the result that reports the task: its batch, in batch pacing. */
   readonly batch: number;
-  /** Which try this is: 1 for the first, 2 for the first retry (§10). */
+  /** Which try this is: 1 for the first, 2 for the first retry under the `retry` option. */
   readonly attempt: number;
   /**
    * Aborts when the task is torn down because the subscriber unsubscribed. Pass it to `fetch()` or

@@ -45,7 +45,7 @@ export class LearnedRate {
     this.successes++;
   }
 
-  /** The pace dropped at `now` after a throttle (§10), and the pause ends at `pauseEnd`. */
+  /** The pace dropped at `now` after a throttle, and the pause ends at `pauseEnd`. */
   dropped(now: number, pauseEnd: number): void {
     this.probeFrom = pauseEnd;
     this.longestWait = pauseEnd - now;

@@ -3,7 +3,10 @@ import { expected } from '../expected.js';
 import { MAX_TIMER_DELAY } from '../timer-limit.js';
 import type { TaskContext } from '../types.js';
 
-/** How a run treats a failure that says "not so fast" rather than "never" (contract §10). */
+/**
+ * How a run treats a failure that says "not so fast" rather than "never": instead of stopping the run,
+ * it drops the pace, pauses every start and tries the task again.
+ */
 export interface RetryOptions {
   /**
    * Whether a failure is transient. `true`: retry after the backoff; a number: retry no sooner than
@@ -27,7 +30,7 @@ export interface RetryOptions {
    * drops of the pace, plus half of that rate for every second without a throttle, and never slower
    * than one start per pause. For clients that share one rate limit with no coordinator (many
    * browsers, many workers): each learns its share, so that the server's bucket is seldom emptied.
-   * Without it, §10's pace alone grows until the next throttle.
+   * Without it, only the pace limits the starts, and it grows until the next throttle.
    * @default false
    */
   learnRate?: boolean;
