@@ -15,6 +15,13 @@ trap 'rm -rf "$scratch"' EXIT
 echo '--- build'
 npm run --silent build
 
+echo '--- the shipped declarations state rules in words'
+# Sections (§) resolve to docs/behaviour.md, which the tarball does not hold.
+if grep -rn '§' dist --include='*.d.ts'; then
+  echo 'dist/ declarations cite sections of docs/behaviour.md, which is not shipped' >&2
+  exit 1
+fi
+
 echo '--- npm pack --dry-run contents'
 # --ignore-scripts: dist/ was just built, prepack would only build it again.
 npm pack --dry-run --json --ignore-scripts >"$scratch/pack.json"

@@ -103,7 +103,7 @@ export class ResultBook<T> {
     return { batch: index, startIndex, size, values, successes: startIndex + size };
   }
 
-  /** What the error of a failed run reports: every task that no emitted result reported (§5, §9). */
+  /** What the error of a failed run reports: every task that no emitted result reported, in source order. */
   failure(): RunFailure<T> {
     const { batch, reason } = this.firstFailure as { batch: number; reason: unknown };
     const results: TaskOutcome<T>[] = [];

@@ -189,7 +189,7 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
     tasks.invoke(new TaskRun<T>(group, group.joined - 1, factory, 1, start.round, settle));
   }
 
-  /** Starts a task again: the same result and index, the next attempt, a fresh context (§10). */
+  /** Starts a task again: the same result and index, the next attempt, a fresh context. */
   function startRetry({ group, position, factory, attempt }: Retry<T>): void {
     const { round } = admission.start(true);
     tasks.invoke(new TaskRun<T>(group, position, factory, attempt + 1, round, settle));
@@ -230,7 +230,7 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
     admission.stop();
   }
 
-  /** §5: the error, once what was in flight has settled; what never started is listed for resuming. */
+  /** Errors with a `SlowStartBatchError` once what was in flight has settled; what never started is listed for resuming. */
   function fail(): void {
     const failure = book.failure();
     const unstarted = intake.dropAll();

@@ -34,7 +34,7 @@ export class TaskRun<T> implements TaskObserver, ContextSource {
     public factory: unknown,
     /** Which try this is, from 1. */
     readonly attempt: number,
-    /** The pace's round when the task started, as the pacing handed it out (§10). */
+    /** The pace's round when the task started, as the pacing handed it out. */
     readonly round: number,
     /** The runner's `settle`. */
     private readonly onSettle: (run: TaskRun<T>, fulfilled: boolean, outcome: unknown) => void,

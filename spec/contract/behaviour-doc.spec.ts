@@ -79,18 +79,6 @@ function sectionSigns(file: string): string[] {
     .map((line) => line.trim());
 }
 
-/**
- * Files whose shipped TSDoc still cites sections instead of stating the rule. Each leaves this list once
- * its TSDoc says the rule in words; the last test below fails for an entry that no longer belongs here.
- */
-const pending = [
-  join('src', 'pacing', 'batch-pacing.ts'),
-  join('src', 'pacing', 'pacing.ts'),
-  join('src', 'pacing', 'window-pacing.ts'),
-  join('src', 'result-book.ts'),
-  join('src', 'task-run.ts'),
-];
-
 describe('the TSDoc that ships', () => {
   it('is what the declarations of a file carry', () => {
     expect(declarations(join('src', 'types.ts'))).toContain("/** The task's 0-based position in the source. */");
@@ -99,11 +87,7 @@ describe('the TSDoc that ships', () => {
     );
   });
 
-  it.each(src.filter((file) => !pending.includes(file)))('of %s states its rules in words, with no §', (file) => {
+  it.each(src)('of %s states its rules in words, with no §', (file) => {
     expect(sectionSigns(file)).toEqual([]);
-  });
-
-  it('still cites sections in each file listed as pending', () => {
-    expect(pending.filter((file) => sectionSigns(file).length === 0)).toEqual([]);
   });
 });

@@ -1,8 +1,10 @@
 import { nextPaceSize, thresholdAfterDrop, type GrowthOptions } from '../growth.js';
 import type { Backlog, Pacing, Start } from './pacing.js';
 
+// Kubernetes' algorithm, §2 to §5, with the drop of §10.
+
 /**
- * Kubernetes' pacing (§2 to §5): batches of 1, 2, 4, ...; a batch starts when the previous one has
+ * Kubernetes' pacing: batches of 1, 2, 4, ...; a batch starts when the previous one has
  * settled and enough tasks wait for it (or the source is done, or `flushAfter` passed, or a retried
  * task waits), and every task of a batch starts, whatever its siblings do. The new tasks of a batch
  * are a result; a retried task takes a slot of the batch it runs in and keeps its own result.
@@ -18,7 +20,7 @@ export class BatchPacing implements Pacing {
   private retrySlots = 0;
   /** How many tasks the next batch may hold. */
   private nextSize: number;
-  /** Half of what was in flight at the last drop (§10), or `undefined` before any drop. */
+  /** Half of what was in flight at the last drop of the pace, or `undefined` before any drop. */
   private threshold: number | undefined;
   /** How many times the pace has dropped, and how many times it had when the current batch opened. */
   private drops = 0;

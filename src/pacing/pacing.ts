@@ -13,7 +13,7 @@ export interface Backlog {
   retrying: number;
   /**
    * No fuller batch is worth waiting for: the source has completed, or the oldest waiting factory has
-   * waited `flushAfter` (§3b, §3c). Only batch pacing reads it.
+   * waited `flushAfter`. Only batch pacing reads it.
    */
   mayStartShort: boolean;
 }
@@ -39,14 +39,14 @@ export interface Pacing {
   room(backlog: Backlog): number;
   /** How many factories it would start now if they were waiting: what a lazy source is asked for. */
   wants(backlog: Backlog): number;
-  /** Whether the next task to start may be a retried one rather than a new one (§10). */
+  /** Whether the next task to start may be a retried one rather than a new one. */
   takesRetry(): boolean;
   /** A task starts: a new one, or one tried again. */
   start(retried: boolean): Start;
   /** A task that started in `round` has succeeded, or failed for good. */
   settled(succeeded: boolean, round: number): void;
   /**
-   * A task that started in `round` failed with a throttle and will be tried again (§10); `inFlight`
+   * A task that started in `round` failed with a throttle and will be tried again; `inFlight`
    * counts the task itself. Returns whether the pace dropped: it drops once per round.
    */
   throttled(round: number, inFlight: number): boolean;

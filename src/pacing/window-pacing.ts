@@ -1,12 +1,14 @@
 import { nextBatchSize, nextPaceSize, thresholdAfterDrop, type GrowthOptions } from '../growth.js';
 import type { Backlog, Pacing, Start } from './pacing.js';
 
+// Batch pacing without the barrier (§9), its drop after a throttle (§10), results by the sizes of §2.
+
 /**
- * Batch pacing without the barrier (§9). With `s0, s1, ...` the batch sizes of §2 and `S(k)` their
- * sums, at most `s(k)` tasks are in flight while `S(k)` to `S(k+1) - 1` tasks have succeeded; a task
- * starts as soon as that bound has room. After a throttle (§10) the pace starts again from
+ * Batch pacing without the barrier. With `s0, s1, ...` the batch sizes batch pacing would run and
+ * `S(k)` their sums, at most `s(k)` tasks are in flight while `S(k)` to `S(k+1) - 1` tasks have
+ * succeeded; a task starts as soon as that bound has room. After a throttle the pace starts again from
  * `initialBatchSize` and the successes are counted from the drop, of tasks started since. Results
- * group the tasks by the sizes of §2, in source order, whatever the pace does.
+ * group the tasks by those batch sizes, in source order, whatever the pace does.
  */
 export class WindowPacing implements Pacing {
   /** `s(k)`: how many tasks may be in flight at the level the successes have reached. */
@@ -14,7 +16,7 @@ export class WindowPacing implements Pacing {
   /** `S(k + 1)`: the successes, counted from the last drop, that raise the level. */
   private nextLevelAt: number;
   private successes = 0;
-  /** Half of what was in flight at the last drop (§10), or `undefined` before any drop. */
+  /** Half of what was in flight at the last drop of the pace, or `undefined` before any drop. */
   private threshold: number | undefined;
   /** How many times the pace has dropped: a task's round. */
   private drops = 0;

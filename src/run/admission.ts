@@ -24,11 +24,11 @@ export interface Retry<T> {
 type Clock = Pick<RunnerHost<unknown>, 'now' | 'schedule'>;
 
 export class Admission<T> {
-  /** Tasks that failed with a throttle and wait to be tried again, ahead of every new factory (§10). */
+  /** Tasks that failed with a throttle and wait to be tried again, ahead of every new factory. */
   private readonly retries = new Queue<Retry<T>>();
   /** What the pacing is told; updated in place before each question. */
   private readonly backlog: Backlog = { inFlight: 0, waiting: 0, retrying: 0, mayStartShort: false };
-  /** When the pause after a throttle ends, on the scheduler's clock: no task starts before (§10). */
+  /** When the pause after a throttle ends, on the scheduler's clock: no task at all starts before. */
   private pausedUntil = -Infinity;
   /** The timer that ends the pause, while one is scheduled. */
   private pauseTimer: Cancellable | undefined;
@@ -119,7 +119,7 @@ export class Admission<T> {
 
   /**
    * Under `retry`, queues a task whose try failed with a throttle to be tried again after a pause, and
-   * drops the pace (§10); `inFlight` counts the task. Returns nothing if it did, or the reason the task
+   * drops the pace; `inFlight` counts the task. Returns nothing if it did, or the reason the task
    * has failed for good.
    */
   retryLater(run: TaskRun<T>, error: unknown, inFlight: number): { reason: unknown } | undefined {

@@ -68,7 +68,7 @@ export class Intake {
     return true;
   }
 
-  /** Waits for a factory on its way, then releases the source (§11). */
+  /** Waits for a factory on its way (an async iterator's pull), then releases the source: none is lost. */
   drain(done: (undelivered: unknown[], failure?: { error: unknown }) => void): void {
     this.feed.drain(done);
   }
