@@ -1,6 +1,7 @@
 // The results of a run, in source order (§4, §5, §9): which tasks each result holds, how they ended,
 // and, when the run fails, the outcome of every task that no result reported.
-import type { BatchResult, TaskOutcome } from './types.js';
+import { SlowStartBatchError } from './slow-start-batch-error.js';
+import type { BatchResult, TaskFactory, TaskOutcome } from './types.js';
 
 /** One result in the making: a run of consecutive tasks that share a `context.batch`. */
 export interface ResultGroup<T> {
@@ -101,6 +102,16 @@ export class ResultBook<T> {
     const { index, startIndex, size, values } = group;
     // Every task reported so far has succeeded: the successes up to here are its tasks and those before.
     return { batch: index, startIndex, size, values, successes: startIndex + size };
+  }
+
+  /**
+   * The error of a failed run, once its tasks have settled: `remaining` are the factories never
+   * invoked, and `sourceError` the source's error, if it errored.
+   */
+  error(remaining: unknown[], sourceError: { error: unknown } | undefined): SlowStartBatchError<T> {
+    const failure = this.failure();
+    const unfinished = [...failure.rejected, ...remaining] as TaskFactory<T>[];
+    return new SlowStartBatchError<T>({ ...failure, remaining: remaining as TaskFactory<T>[], unfinished, sourceError });
   }
 
   /** What the error of a failed run reports: every task that no emitted result reported, in source order. */

@@ -9,13 +9,11 @@ import { BatchPacing } from './pacing/batch-pacing.js';
 import type { Pacing } from './pacing/pacing.js';
 import { WindowPacing } from './pacing/window-pacing.js';
 import { ResultBook } from './result-book.js';
-import { Admission, type Retry } from './run/admission.js';
+import { Admission } from './run/admission.js';
 import { FlushClock } from './run/flush-clock.js';
 import { Intake } from './run/intake.js';
 import { TaskSet } from './run/task-set.js';
-import { SlowStartBatchError } from './slow-start-batch-error.js';
-import { TaskRun } from './task-run.js';
-import type { TaskFactory } from './types.js';
+import type { TaskRun } from './task-run.js';
 
 /** One subscriber's run, as `createRunner` returns it. */
 export interface Runner {
@@ -45,7 +43,6 @@ export function createPacing(options: ResolvedOptions): Pacing {
  * stops the run at once.
  */
 export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactorySink) => FactoryFeed, options: ResolvedOptions): Runner {
-  const { concurrency, flushAfter } = options;
   /** Where the run is; see `Phase`. */
   let phase: Phase = Phase.Running;
   /** Set when a task completes its result: it is emitted before another task starts. */
@@ -56,29 +53,30 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
   let pumpAgain = false;
 
   const book = new ResultBook<T>();
-  const admission = new Admission<T>(createPacing(options), options.retry, host, pump);
-  const flush = flushAfter === undefined ? undefined : new FlushClock(flushAfter, host, pump);
-  const tasks = new TaskSet<T>(host);
+  const tasks = new TaskSet<T>(host, settled);
+  const flush = options.flushAfter === undefined ? undefined : new FlushClock(options.flushAfter, host, pump);
   const intake = new Intake(createFeed, {
     push(factory) {
-      if (phase >= Phase.Closed) return;
+      if (!isOpen()) return;
       intake.receive(factory);
       flush?.arrived();
-      if (!pumping && nothingCanStart()) askForFactories();
+      // A new factory can only let a task start: when none may, asking the source again is all there is
+      // to do. During a pause the pacing is not asked: a batch opens when the pause ends.
+      if (!pumping && (admission.paused() || admission.room() === 0)) askForFactories();
       else pump();
     },
     end() {
-      // Once the run has closed, `pump` does nothing.
       intake.end();
       pump();
     },
     fail(error) {
-      if (phase >= Phase.Closed || !intake.fail(error)) return;
-      enterStopping();
+      if (!isOpen() || !intake.fail(error)) return;
+      stopStarting();
       pump();
     },
     reportUnhandled: host.reportUnhandled,
   });
+  const admission = new Admission<T>(createPacing(options), options.concurrency, options.retry, host, pump, { intake, tasks, book, flush });
 
   /**
    * Does everything that can be done now: emit what is ready, start what the pacing allows, end the
@@ -95,9 +93,9 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
       do {
         pumpAgain = false;
         emitReady();
-        if (phase >= Phase.Closed || endIfDone()) break;
+        if (!isOpen() || endIfDone()) break;
         // A batch that a retried task could start alone is filled from a lazy source first (§3).
-        if (admission.retrying > 0 && phase === Phase.Running) requestFactories();
+        if (admission.retrying && phase === Phase.Running) requestFactories();
         launch();
         // Ask the source only when nothing has changed since this round looked: the answer is final.
         if (isOpen() && !pumpAgain) askForFactories();
@@ -110,107 +108,79 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
   function emitReady(): void {
     resultDue = false;
     let result;
-    while (phase < Phase.Closed && (result = book.takeReady()) !== undefined) host.emit(result);
+    while (isOpen() && (result = book.takeReady()) !== undefined) host.emit(result);
   }
 
-  /** Whether the run may still start tasks; `launch` and `emitReady` can close it, re-entrantly. */
+  /** Whether the stream goes on; a task, a result's emission or a feed can close it, re-entrantly. */
   function isOpen(): boolean {
     return phase < Phase.Closed;
   }
 
-  /** How many the pacing lets start now. */
-  function room(): number {
-    return admission.room(tasks.active, intake.length, intake.done || flush?.due === true);
-  }
-
-  /** Ends the stream when nothing is in flight and nothing more may start; says whether it did. */
-  function endIfDone(): boolean {
-    if (tasks.active > 0) return false;
-    const waiting = admission.retrying + intake.length;
-    if (phase === Phase.Stopping) {
-      // A batch runs to its end (§4), its retried tasks included; nothing else starts.
-      if (Math.min(room(), waiting) > 0) return false;
-      // Tasks still waiting for a retry are not tried again: they failed, with the reason of their last try.
-      for (const retry of admission.abandon()) rejectRetry(retry);
-      if (book.failed) {
-        fail();
-        return true;
-      }
-      // §6: the source's error comes after what was running; factories still waiting are skipped.
-      const { error } = intake.error as { error: unknown };
-      return finish(() => host.error(error));
-    }
-    if (intake.done && waiting === 0) return finish(() => host.complete());
-    return false;
-  }
-
-  /** Emits the last result, then ends the stream with `end`, unless the subscriber left on that result. */
-  function finish(end: () => void): true {
-    book.closeLast();
-    emitReady();
-    if (isOpen()) {
-      close();
-      intake.release(host.reportUnhandled);
-      end();
-    }
-    return true;
-  }
-
-  function rejectRetry({ group, position, reason, factory }: Retry<T>): void {
-    book.reject(group, position, reason, factory);
-  }
-
-  /** Starts as many tasks as the pacing, `concurrency` and the waiting tasks allow, unless paused. */
+  /** Starts as many tasks as may start now, unless paused. */
   function launch(): void {
     if (admission.paused()) return;
-    let count = Math.min(room(), concurrency - tasks.active, admission.retrying + intake.length);
-    const phaseAtStart = phase;
-    const changesAtStart = admission.changes;
+    let count = admission.startable();
+    const [phaseAtStart, changesAtStart] = [phase, admission.changes];
     // A task that settled while starting may have completed a result, which is emitted before
     // anything else starts; a failure changes what the pacing allows; a throttle drops the pace, and
     // may pause everything or space the starts (so may `learnRate`). The next round of `pump` asks again.
     while (count-- > 0 && phase === phaseAtStart && !resultDue && admission.changes === changesAtStart) {
-      const retry = admission.nextRetry();
-      if (retry === undefined) startNew();
-      else startRetry(retry);
+      admission.startNext();
       // A task that failed or unsubscribed as it started has closed the run: nothing may be scheduled.
       if (isOpen()) admission.spaceNextStart();
     }
   }
 
-  /** Starts the oldest waiting factory as a new task. */
-  function startNew(): void {
-    flush?.started();
-    const factory = intake.take();
-    const start = admission.start(false);
-    // A result holds no more tasks than wait now and may join it: its nominal size can be far larger.
-    const group = book.join(start.beginsResult, Math.min(start.resultSize, intake.length + 1));
-    if (start.closesResult) book.closeLast();
-    tasks.invoke(new TaskRun<T>(group, group.joined - 1, factory, 1, start.round, settle));
+  /** The end of a run, decided in one place: when nothing is in flight and nothing more may start. */
+  function endIfDone(): boolean {
+    if (tasks.active > 0) return false;
+    if (phase === Phase.Stopping) {
+      // A batch runs to its end (§4), its retried tasks included; nothing else starts.
+      if (Math.min(admission.room(), admission.waiting) > 0) return false;
+      admission.abandonRetries();
+      if (book.failed) fail();
+      // §6: the source's error comes after what was running; factories still waiting are skipped.
+      else finish(() => host.error((intake.error as { error: unknown }).error));
+      return true;
+    }
+    if (!intake.done || admission.waiting > 0) return false;
+    finish(() => host.complete());
+    return true;
   }
 
-  /** Starts a task again: the same result and index, the next attempt, a fresh context. */
-  function startRetry({ group, position, factory, attempt }: Retry<T>): void {
-    const { round } = admission.start(true);
-    tasks.invoke(new TaskRun<T>(group, position, factory, attempt + 1, round, settle));
+  /** Emits the last result, then ends the stream, unless the subscriber left on that result. */
+  function finish(end: () => void): void {
+    book.closeLast();
+    emitReady();
+    if (!isOpen()) return;
+    close();
+    intake.release(host.reportUnhandled);
+    end();
   }
 
-  function settle(run: TaskRun<T>, fulfilled: boolean, outcome: unknown): void {
-    if (!tasks.settle(run)) return;
+  /** Errors with a `SlowStartBatchError`, listing what never started for resuming (§5). */
+  function fail(): void {
+    const unstarted = intake.dropAll();
+    close();
+    // A factory still on its way from the source (an async iterator's pull) is waited for (§11).
+    intake.drain((undelivered, pullFailure) => host.error(book.error([...unstarted, ...undelivered], intake.error ?? pullFailure)));
+  }
+
+  /** What the task set tells of each task that settles. */
+  function settled(run: TaskRun<T>, fulfilled: boolean, outcome: unknown): void {
+    const { group } = run;
     if (fulfilled) {
-      const { group } = run;
       book.fulfil(group, run.position, outcome as T | undefined);
       resultDue ||= group.settled === group.size;
       admission.succeeded(run);
     } else {
       const failure = phase === Phase.Running ? admission.retryLater(run, outcome, tasks.active + 1) : { reason: outcome };
       if (failure !== undefined) {
-        book.reject(run.group, run.position, failure.reason, run.factory);
-        enterStopping();
+        book.reject(group, run.position, failure.reason, run.factory);
+        stopStarting();
         admission.failed(run);
       }
     }
-    run.factory = undefined;
     if (tasks.active === 0) flush?.idle();
     if (needsAnotherRound()) pump();
   }
@@ -221,32 +191,14 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
    * start, or to ask a lazy source for; outside `pump`, it always does.
    */
   function needsAnotherRound(): boolean {
-    return !pumping || resultDue || phase !== Phase.Running || intake.done || intake.length > 0 || admission.retrying > 0 || intake.pulls;
+    return !pumping || resultDue || phase !== Phase.Running || intake.done || admission.waiting > 0 || intake.pulls;
   }
 
-  function enterStopping(): void {
+  /** A task failed for good, or the source errored: what runs finishes, and nothing new starts. */
+  function stopStarting(): void {
     if (phase !== Phase.Running) return;
     phase = Phase.Stopping;
     admission.stop();
-  }
-
-  /** Errors with a `SlowStartBatchError` once what was in flight has settled; what never started is listed for resuming. */
-  function fail(): void {
-    const failure = book.failure();
-    const unstarted = intake.dropAll();
-    close();
-    // A factory still on its way from the source (an async iterator's pull) is waited for (§11).
-    intake.drain((undelivered, pullFailure) => {
-      const remaining = [...unstarted, ...undelivered] as TaskFactory<T>[];
-      const unfinished = [...failure.rejected, ...remaining] as TaskFactory<T>[];
-      host.error(new SlowStartBatchError<T>({ ...failure, remaining, unfinished, sourceError: intake.error ?? pullFailure }));
-    });
-  }
-
-  /** Whether a factory that just arrived can start nothing now: during a pause, or with no room. */
-  function nothingCanStart(): boolean {
-    // During a pause nothing may start, and the pacing is not asked: a batch opens when the pause ends.
-    return admission.paused() || room() === 0;
   }
 
   /** Asks a lazy source for what the pacing would start now, and arms the flush timer if one may fire. */
@@ -256,9 +208,8 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
     if (tasks.active === 0 && phase === Phase.Running && !admission.paused()) flush?.arm();
   }
 
-  /** Asks a lazy source for the factories the pacing would start now and that are not waiting yet. */
   function requestFactories(): void {
-    if (intake.pulls) intake.request(admission.wanted(tasks.active, intake.length, intake.done || flush?.due === true));
+    if (intake.pulls) intake.request(admission.wanted());
   }
 
   /** Ends the run: nothing starts after this, and only a failure's error, once drained, is still sent. */

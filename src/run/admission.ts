@@ -1,14 +1,18 @@
-// Who may start, and when: the pacing's room, the retries that go first, the pause after a throttle
-// and the spacing of `retry.learnRate`. The runner asks; the admission answers and keeps the timer
-// that ends a pause.
+// Who may start, when, and which first: the pacing's room within `concurrency`, the retries that go
+// ahead of new factories, the pause after a throttle and the spacing of `retry.learnRate`. The runner
+// asks how many may start and tells it to start them; the admission takes each from the retries or
+// the intake, places it in the results and hands it to the task set.
 import type { Cancellable, RunnerHost } from '../host.js';
-import type { Backlog, Pacing, Start } from '../pacing/pacing.js';
+import type { Backlog, Pacing } from '../pacing/pacing.js';
 import { Queue } from '../queue.js';
-import type { ResultGroup } from '../result-book.js';
+import type { ResultBook, ResultGroup } from '../result-book.js';
 import { LearnedRate } from '../retry/learned-rate.js';
 import type { ResolvedRetry } from '../retry/retry-options.js';
 import { decideRetry } from '../retry/retry-policy.js';
 import type { TaskRun } from '../task-run.js';
+import type { FlushClock } from './flush-clock.js';
+import type { Intake } from './intake.js';
+import type { TaskSet } from './task-set.js';
 
 /** A task that failed with a throttle and waits to be tried again. */
 export interface Retry<T> {
@@ -22,6 +26,15 @@ export interface Retry<T> {
 
 /** The clock and timers of the host, which is all the admission needs of it. */
 type Clock = Pick<RunnerHost<unknown>, 'now' | 'schedule'>;
+
+/** The run's pieces the admission reads and starts tasks into. */
+export interface AdmissionParts<T> {
+  readonly intake: Intake;
+  readonly tasks: TaskSet<T>;
+  readonly book: ResultBook<T>;
+  /** Only when `flushAfter` is set. */
+  readonly flush: FlushClock | undefined;
+}
 
 export class Admission<T> {
   /** Tasks that failed with a throttle and wait to be tried again, ahead of every new factory. */
@@ -42,32 +55,46 @@ export class Admission<T> {
 
   /**
    * @param pacing How many may be in flight, and how tasks group into results.
+   * @param concurrency How many tasks may be in flight at most, whatever the pacing allows.
    * @param retry The `retry` option, if any.
    * @param clock The host's clock and timers.
    * @param wake Called when a pause ends: the runner looks again at what may start.
+   * @param parts What waits, the tasks in flight, the results and the flush clock.
    */
   constructor(
     private readonly pacing: Pacing,
+    private readonly concurrency: number,
     private readonly retry: ResolvedRetry | undefined,
     private readonly clock: Clock,
     private readonly wake: () => void,
+    private readonly parts: AdmissionParts<T>,
   ) {
     this.learnedRate = retry?.learnRate === true ? new LearnedRate() : undefined;
   }
 
-  /** How many retried tasks wait. */
-  get retrying(): number {
-    return this.retries.length;
+  /** How many tasks wait to start: retried ones and new factories. */
+  get waiting(): number {
+    return this.retries.length + this.parts.intake.length;
   }
 
-  /** How many tasks the pacing lets start now, with `waitingNew` new factories waiting besides the retries. */
-  room(inFlight: number, waitingNew: number, mayStartShort: boolean): number {
-    return this.pacing.room(this.observe(inFlight, waitingNew, mayStartShort));
+  /** Whether a retried task waits. */
+  get retrying(): boolean {
+    return this.retries.length > 0;
+  }
+
+  /** How many tasks the pacing lets start now, before `concurrency` and what waits are counted. */
+  room(): number {
+    return this.pacing.room(this.observe());
+  }
+
+  /** How many tasks may start now: what the pacing, `concurrency` and the waiting tasks allow. */
+  startable(): number {
+    return Math.min(this.room(), this.concurrency - this.parts.tasks.active, this.waiting);
   }
 
   /** How many factories the pacing would start now, beyond those waiting: what a lazy source is asked for. */
-  wanted(inFlight: number, waitingNew: number, mayStartShort: boolean): number {
-    const backlog = this.observe(inFlight, waitingNew, mayStartShort);
+  wanted(): number {
+    const backlog = this.observe();
     return Math.max(0, this.pacing.wants(backlog) - backlog.waiting);
   }
 
@@ -86,14 +113,23 @@ export class Admission<T> {
     return true;
   }
 
-  /** The retried task to start next, or `undefined` when a new factory starts. */
-  nextRetry(): Retry<T> | undefined {
-    return this.pacing.takesRetry() ? this.retries.shift() : undefined;
-  }
-
-  /** A task starts; the ticket is the pacing's, reused by the next start. */
-  start(retried: boolean): Start {
-    return this.pacing.start(retried);
+  /** Starts the next task: a retried one if the pacing takes it, or else the oldest waiting factory. */
+  startNext(): void {
+    const { intake, tasks, book, flush } = this.parts;
+    const retry = this.pacing.takesRetry() ? this.retries.shift() : undefined;
+    if (retry !== undefined) {
+      // The same result and index, the next attempt, a fresh context.
+      tasks.start(retry.group, retry.position, retry.factory, retry.attempt + 1, this.pacing.start(true).round);
+      return;
+    }
+    // A flush is spent by the batch it starts, and so is its timer, armed for the oldest factory.
+    flush?.started();
+    const factory = intake.take();
+    const start = this.pacing.start(false);
+    // A result holds no more tasks than wait now and may join it: its nominal size can be far larger.
+    const group = book.join(start.beginsResult, Math.min(start.resultSize, intake.length + 1));
+    if (start.closesResult) book.closeLast();
+    tasks.start(group, group.joined - 1, factory, 1, start.round);
   }
 
   /** Under `retry.learnRate`, after a start: pauses until the learned rate lets the next task start. */
@@ -139,9 +175,9 @@ export class Admission<T> {
     this.pacing.stop();
   }
 
-  /** The retried tasks still waiting, which the run will not try again: it is ending. */
-  abandon(): Retry<T>[] {
-    return this.retries.takeAll();
+  /** The run is ending: the retried tasks still waiting are not tried again; they failed, with the reason of their last try. */
+  abandonRetries(): void {
+    for (const { group, position, reason, factory } of this.retries.takeAll()) this.parts.book.reject(group, position, reason, factory);
   }
 
   /** Nothing may start any more: the pause's timer is cancelled. */
@@ -151,12 +187,13 @@ export class Admission<T> {
   }
 
   /** Updates what the pacing is told: what is in flight, and what could start now. */
-  private observe(inFlight: number, waitingNew: number, mayStartShort: boolean): Backlog {
+  private observe(): Backlog {
     const { backlog } = this;
-    backlog.inFlight = inFlight;
+    const { intake, tasks, flush } = this.parts;
+    backlog.inFlight = tasks.active;
     backlog.retrying = this.retries.length;
-    backlog.waiting = backlog.retrying + waitingNew;
-    backlog.mayStartShort = mayStartShort;
+    backlog.waiting = backlog.retrying + intake.length;
+    backlog.mayStartShort = intake.done || flush?.due === true;
     return backlog;
   }
 }

@@ -1,7 +1,8 @@
 // The tasks of a run: invoked in order, counted while in flight, and torn down together (§4, §7).
 import type { RunnerHost } from '../host.js';
+import type { ResultGroup } from '../result-book.js';
+import { TaskRun } from '../task-run.js';
 import { expected } from '../expected.js';
-import type { TaskRun } from '../task-run.js';
 import type { TaskFactory } from '../types.js';
 
 export class TaskSet<T> {
@@ -17,13 +18,28 @@ export class TaskSet<T> {
   /** Set once torn down: from then on a factory's task is not subscribed, and no task counts. */
   private tornDown = false;
 
-  constructor(private readonly host: RunnerHost<T>) {}
+  /**
+   * @param host Subscribes to tasks, and takes what a teardown throws.
+   * @param onSettled Told of each task that settles, once, unless the set was torn down first.
+   */
+  constructor(
+    private readonly host: RunnerHost<T>,
+    private readonly onSettled: (run: TaskRun<T>, fulfilled: boolean, outcome: unknown) => void,
+  ) {}
+
+  /**
+   * Starts a task: the try `attempt` of `factory`, reported at `position` of `group`, started in the
+   * pace's `round`.
+   */
+  start(group: ResultGroup<T>, position: number, factory: unknown, attempt: number, round: number): void {
+    this.invoke(new TaskRun<T>(group, position, factory, attempt, round, this.settle));
+  }
 
   /**
    * Calls a task's factory and subscribes to what it returns. A task that fails as it starts reports
    * it at once, through its own `error`.
    */
-  invoke(run: TaskRun<T>): void {
+  private invoke(run: TaskRun<T>): void {
     const { factory } = run;
     this.active++;
     try {
@@ -51,17 +67,19 @@ export class TaskSet<T> {
   }
 
   /**
-   * Counts a task as settled, unless it had already settled or the set was torn down: says whether it
-   * counts. A task that notifies twice, or after the subscriber left, is not counted again.
+   * A task has settled: it is counted and let go, and the run is told, unless it had settled already or
+   * the set was torn down. A task that notifies twice, or after the subscriber left, counts once or not
+   * at all. An arrow function, to be handed to each task as it is.
    */
-  settle(run: TaskRun<T>): boolean {
-    if (run.settled || this.tornDown) return false;
+  private readonly settle = (run: TaskRun<T>, fulfilled: boolean, outcome: unknown): void => {
+    if (run.settled || this.tornDown) return;
     run.settled = true;
     run.subscription = undefined;
     this.active--;
     this.unlink(run);
-    return true;
-  }
+    this.onSettled(run, fulfilled, outcome);
+    run.factory = undefined;
+  };
 
   /** Tears every running task down, even if a teardown before it throws. */
   tearDown(): void {
