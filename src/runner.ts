@@ -52,6 +52,7 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
   /** Set by a re-entrant call of `pump`: state has changed since this round looked at it. */
   let pumpAgain = false;
 
+  const reportUnhandled = (error: unknown) => host.reportUnhandled(error);
   const book = new ResultBook<T>();
   const tasks = new TaskSet<T>(host, settled);
   const flush = options.flushAfter === undefined ? undefined : new FlushClock(options.flushAfter, host, pump);
@@ -62,7 +63,7 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
       flush?.arrived();
       // A new factory can only let a task start: when none may, asking the source again is all there is
       // to do. During a pause the pacing is not asked: a batch opens when the pause ends.
-      if (!pumping && (admission.paused() || admission.room() === 0)) askForFactories();
+      if (!pumping && cannotStartNow()) askForFactories();
       else pump();
     },
     end() {
@@ -74,7 +75,7 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
       stopStarting();
       pump();
     },
-    reportUnhandled: host.reportUnhandled,
+    reportUnhandled,
   });
   const admission = new Admission<T>(createPacing(options), options.concurrency, options.retry, host, pump, { intake, tasks, book, flush });
 
@@ -95,7 +96,7 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
         emitReady();
         if (!isOpen() || endIfDone()) break;
         // A batch that a retried task could start alone is filled from a lazy source first (§3).
-        if (admission.retrying && phase === Phase.Running) requestFactories();
+        if (admission.retrying && phase === Phase.Running) admission.askSource();
         launch();
         // Ask the source only when nothing has changed since this round looked: the answer is final.
         if (isOpen() && !pumpAgain) askForFactories();
@@ -154,7 +155,7 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
     emitReady();
     if (!isOpen()) return;
     close();
-    intake.release(host.reportUnhandled);
+    intake.release(reportUnhandled);
     end();
   }
 
@@ -185,6 +186,11 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
     if (needsAnotherRound()) pump();
   }
 
+  /** Whether nothing can start now, with a factory just arrived. Only a shortcut: `pump` would start nothing. */
+  function cannotStartNow(): boolean {
+    return admission.paused() || admission.room() === 0;
+  }
+
   /**
    * Whether a task that settled needs `pump` to go round again. Only a shortcut: a task that settles
    * while `launch` starts others needs another round only if there is something to emit, to end, to
@@ -203,13 +209,9 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
 
   /** Asks a lazy source for what the pacing would start now, and arms the flush timer if one may fire. */
   function askForFactories(): void {
-    requestFactories();
+    admission.askSource();
     // During a pause nothing may start: the pause's own timer looks again when it ends.
     if (tasks.active === 0 && phase === Phase.Running && !admission.paused()) flush?.arm();
-  }
-
-  function requestFactories(): void {
-    if (intake.pulls) intake.request(admission.wanted());
   }
 
   /** Ends the run: nothing starts after this, and only a failure's error, once drained, is still sent. */
@@ -232,7 +234,7 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
       close();
       phase = Phase.Stopped;
       tasks.tearDown();
-      intake.release(host.reportUnhandled);
+      intake.release(reportUnhandled);
     },
   };
 }

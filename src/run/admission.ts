@@ -92,10 +92,12 @@ export class Admission<T> {
     return Math.min(this.room(), this.concurrency - this.parts.tasks.active, this.waiting);
   }
 
-  /** How many factories the pacing would start now, beyond those waiting: what a lazy source is asked for. */
-  wanted(): number {
+  /** Asks a lazy source for the factories the pacing would start now and that are not waiting yet. */
+  askSource(): void {
+    const { intake } = this.parts;
+    if (!intake.pulls) return;
     const backlog = this.observe();
-    return Math.max(0, this.pacing.wants(backlog) - backlog.waiting);
+    intake.request(Math.max(0, this.pacing.wants(backlog) - backlog.waiting));
   }
 
   /** Whether a pause is under way; if so, a timer ends it. */

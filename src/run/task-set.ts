@@ -57,7 +57,7 @@ export class TaskSet<T> {
       run.subscription = subscription;
       // The subscriber may have left while the task was subscribing: the teardown could not see it yet.
       if (this.isTornDown()) {
-        run.tearDown(this.host.reportUnhandled);
+        run.tearDown(this.reportUnhandled);
         return;
       }
       this.link(run);
@@ -84,8 +84,11 @@ export class TaskSet<T> {
   /** Tears every running task down, even if a teardown before it throws. */
   tearDown(): void {
     this.tornDown = true;
-    for (let run = this.first; run !== undefined; run = run.after) run.tearDown(this.host.reportUnhandled);
+    for (let run = this.first; run !== undefined; run = run.after) run.tearDown(this.reportUnhandled);
   }
+
+  /** What a teardown throws has nowhere to go but the host's `reportUnhandled`. */
+  private readonly reportUnhandled = (error: unknown): void => this.host.reportUnhandled(error);
 
   /** Whether the set has been torn down since a task began to subscribe, which can call back into the run. */
   private isTornDown(): boolean {
