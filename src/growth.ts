@@ -21,12 +21,15 @@ export interface GrowthOptions {
  * @return The size the next batch may have.
  */
 export function nextBatchSize(ranSize: number, options: GrowthOptions): number {
-  const grown = ranSize * options.growthFactor;
-  const nearest = Math.round(grown);
-  // Stryker disable next-line EqualityOperator: the two sides are never equal but at 0 (equality needs grown = nearest / (1 ± 2^-51), which no double is), so < would answer the same
-  let wanted = Math.abs(grown - nearest) <= grown * 2 * Number.EPSILON ? nearest : Math.ceil(grown);
+  let wanted = ceilBeyondNoise(ranSize * options.growthFactor);
   if (options.growthFactor > 1) wanted = Math.max(wanted, ranSize + 1);
   return Math.min(options.maxBatchSize, Math.max(options.initialBatchSize, wanted));
+}
+
+/** `ceil(grown)`, where a product within floating-point noise of a whole number is that number. */
+function ceilBeyondNoise(grown: number): number {
+  const nearest = Math.round(grown);
+  return Math.abs(grown - nearest) <= grown * 2 * Number.EPSILON ? nearest : Math.ceil(grown);
 }
 
 /**

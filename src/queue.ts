@@ -7,6 +7,11 @@ interface Chunk<T> {
   next: Chunk<T> | undefined;
 }
 
+/** Storage for a chunk's items, reserved at once: they are written in order from 0. */
+function reserveChunk<T>(): (T | undefined)[] {
+  return new Array<T | undefined>(CHUNK_SIZE);
+}
+
 /**
  * A first-in, first-out queue whose `push` costs O(1) and `take` O(taken), however long the queue.
  *
@@ -16,8 +21,7 @@ interface Chunk<T> {
  */
 export class Queue<T> {
   /** The chunk holding the oldest item, and that item's position in it; never past the chunk's end. */
-  // Stryker disable next-line ArrayDeclaration: the length only reserves a chunk's storage; items are written in order from 0
-  private head: Chunk<T> = { items: new Array<T | undefined>(CHUNK_SIZE), next: undefined };
+  private head: Chunk<T> = { items: reserveChunk<T>(), next: undefined };
   private headPosition = 0;
   /** The chunk the next item goes into, and its position there. */
   private tail: Chunk<T> = this.head;
@@ -30,8 +34,7 @@ export class Queue<T> {
 
   push(item: T): void {
     if (this.tailPosition === CHUNK_SIZE) {
-      // Stryker disable next-line ArrayDeclaration: the length only reserves a chunk's storage; items are written in order from 0
-      const chunk: Chunk<T> = { items: new Array<T | undefined>(CHUNK_SIZE), next: undefined };
+      const chunk: Chunk<T> = { items: reserveChunk<T>(), next: undefined };
       this.tail.next = chunk;
       this.tail = chunk;
       this.tailPosition = 0;

@@ -30,12 +30,22 @@ export interface RunFailure<T> {
   readonly rejected: unknown[];
 }
 
+/**
+ * Storage for a result's values, reserved at once: tasks settling out of order fill it, and `closeLast`
+ * sets the length the result reports.
+ */
+function reserveValues<T>(room: number): (T | undefined)[] {
+  return new Array<T | undefined>(room);
+}
+
 /** Keeps the results not yet emitted, oldest first. One book serves one subscription. */
 export class ResultBook<T> {
   /** Results not emitted yet; the first is the next to emit. */
   private readonly pending: ResultGroup<T>[] = [];
-  /** The result the last task joined. */
+  /** The result the last task joined, until it is emitted: then no task joins it any more. */
   private last: ResultGroup<T> | undefined;
+  /** How many results have begun: the index of the next one. */
+  private begun = 0;
   /** How many tasks have joined a result: the source index of the next task. */
   private joined = 0;
   /** How many tasks have succeeded in all. */
@@ -56,13 +66,12 @@ export class ResultBook<T> {
   join(begins: boolean, room: number): ResultGroup<T> {
     if (begins) {
       this.last = {
-        index: this.last === undefined ? 0 : this.last.index + 1,
+        index: this.begun++,
         startIndex: this.joined,
         size: Infinity,
         joined: 0,
         settled: 0,
-        // Stryker disable next-line ArrayDeclaration: the length only reserves storage, which tasks settling out of order fill; closeLast sets the length the result reports
-        values: new Array<T | undefined>(room),
+        values: reserveValues<T>(room),
         failures: [],
       };
       this.pending.push(this.last);
@@ -99,6 +108,8 @@ export class ResultBook<T> {
     const group = this.pending[0] as ResultGroup<T> | undefined;
     if (group === undefined || group.settled < group.size || group.failures.length > 0) return undefined;
     this.pending.shift();
+    // An emitted result is closed: no task will join it, and its values are the subscriber's alone.
+    if (group === this.last) this.last = undefined;
     const { index, startIndex, size, values } = group;
     // Every task reported so far has succeeded: the successes up to here are its tasks and those before.
     return { batch: index, startIndex, size, values, successes: startIndex + size };

@@ -179,7 +179,6 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
       if (failure !== undefined) {
         book.reject(group, run.position, failure.reason, run.factory);
         stopStarting();
-        admission.failed(run);
       }
     }
     if (tasks.active === 0) flush?.idle();

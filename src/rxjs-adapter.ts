@@ -109,7 +109,6 @@ export function observableFeed(source: ObservableInput<unknown>): (sink: Factory
           complete: () => sink.end(),
         });
       },
-      // Stryker disable next-line BooleanLiteral: `pushes` only spares the runner asking a feed whose `request` does nothing
       pushes: true,
       request() {},
       // A push-based source has nothing on its way that the runner has not been given.

@@ -70,4 +70,37 @@ describe('what the operator holds on to', () => {
     subscription.unsubscribe();
     expect(pending[0].closed).toBe(true);
   });
+
+  it.each(['batch', 'window'] as const)(
+    'lets go of the factory and the value of each settled task at once, the stream still open (%s pacing)',
+    async (pacing) => {
+      // An Angular root service keeps its Subject open for the life of the app: what the last tasks
+      // returned must not stay referenced until more tasks come.
+      const source = new Subject<TaskFactory<object>>();
+      const pending: Subscriber<object>[] = [];
+      const subscription = source.pipe(slowStartBatch({ pacing, initialBatchSize: 5 })).subscribe();
+      const factories: WeakRef<TaskFactory<object>>[] = [];
+      const values: WeakRef<object>[] = [];
+      const runFive = () => {
+        for (let i = 0; i < 5; i++) {
+          const factory: TaskFactory<object> = () => new Observable<object>((subscriber) => void pending.push(subscriber));
+          factories.push(new WeakRef(factory));
+          source.next(factory);
+        }
+        for (const subscriber of pending.splice(0)) {
+          const value = { response: new Array(1000).fill(0) };
+          values.push(new WeakRef(value));
+          subscriber.next(value);
+          subscriber.complete();
+        }
+      };
+      runFive();
+
+      await collectGarbage();
+      expect(factories.filter((ref) => ref.deref() !== undefined)).toHaveLength(0);
+      expect(values.filter((ref) => ref.deref() !== undefined)).toHaveLength(0);
+      expect(subscription.closed).toBe(false);
+      subscription.unsubscribe();
+    },
+  );
 });

@@ -23,7 +23,7 @@ describe('WindowPacing (§9)', () => {
     const limits: number[] = [];
     for (let successes = 0; successes < 16; successes++) {
       limits.push(pacing.room(state()));
-      pacing.settled(true, 0);
+      pacing.succeeded(0);
     }
     // S = 0, 1, 3, 7, 15: the limit is 1, then 2 from 1 success, 4 from 3, 8 from 7, 16 from 15.
     expect(limits).toEqual([1, 2, 2, 4, 4, 4, 4, 8, 8, 8, 8, 8, 8, 8, 8, 16]);
@@ -35,12 +35,6 @@ describe('WindowPacing (§9)', () => {
     expect(pacing.room(state({ inFlight: 4 }))).toBe(0);
     pacing.stop();
     expect(pacing.room(state({ inFlight: 1 }))).toBe(0);
-  });
-
-  it('does not count failures as progress', () => {
-    const pacing = new WindowPacing(growth, Infinity);
-    pacing.settled(false, 0);
-    expect(pacing.room(state())).toBe(1);
   });
 
   it('groups tasks into results of the batch sizes, in order', () => {
@@ -74,16 +68,16 @@ describe('WindowPacing (§9)', () => {
   });
   it('drops once for the tasks in flight at a throttle, and counts only successes started since', () => {
     const pacing = new WindowPacing(growth, Infinity);
-    for (let successes = 0; successes < 7; successes++) pacing.settled(true, 0);
+    for (let successes = 0; successes < 7; successes++) pacing.succeeded(0);
     expect(pacing.room(state())).toBe(8);
     expect(pacing.throttled(0, 8)).toBe(true);
     expect(pacing.throttled(0, 7)).toBe(false);
     expect(pacing.start(false).round).toBe(1);
     expect(pacing.room(state())).toBe(1);
     // A task started before the drop proves nothing about the new pace; one started after it does.
-    pacing.settled(true, 0);
+    pacing.succeeded(0);
     expect(pacing.room(state())).toBe(1);
-    pacing.settled(true, 1);
+    pacing.succeeded(1);
     expect(pacing.room(state())).toBe(2);
   });
 });
@@ -98,7 +92,7 @@ describe('BatchPacing (§2 to §5)', () => {
     // The barrier: nothing more until the batch has settled, and no factory is wanted meanwhile.
     expect(pacing.room(state({ inFlight: 1, waiting: 4 }))).toBe(0);
     expect(pacing.wants(state({ inFlight: 1, waiting: 4 }))).toBe(0);
-    pacing.settled(true, 0);
+    pacing.succeeded(0);
     expect(pacing.room(state({ waiting: 1 }))).toBe(0);
     expect(pacing.room(state({ waiting: 1, mayStartShort: true }))).toBe(1);
   });
@@ -107,14 +101,14 @@ describe('BatchPacing (§2 to §5)', () => {
     const pacing = batchPacing({ ...growth, initialBatchSize: 3 });
     expect(pacing.room(state())).toBe(3);
     pacing.start(false);
-    pacing.settled(false, 0);
+    // The first task fails for good: the run stops.
     pacing.stop();
     expect(pacing.room(state())).toBe(2);
     expect(pacing.wants(state())).toBe(0);
     pacing.start(false);
     expect(started(pacing, false)).toEqual({ round: 0, beginsResult: false, closesResult: true, resultSize: 3 });
-    pacing.settled(true, 0);
-    pacing.settled(true, 0);
+    pacing.succeeded(0);
+    pacing.succeeded(0);
     expect(pacing.room(state())).toBe(0);
     expect(pacing.wants(state())).toBe(0);
   });
@@ -125,8 +119,8 @@ describe('BatchPacing (§2 to §5)', () => {
     expect(pacing.room(state({ waiting: 2, mayStartShort: true }))).toBe(2);
     pacing.start(false);
     pacing.start(false);
-    pacing.settled(true, 0);
-    pacing.settled(true, 0);
+    pacing.succeeded(0);
+    pacing.succeeded(0);
     // 2 ran: the next batch may hold max(4, 2 * 2) = 4.
     expect(pacing.wants(state({ waiting: 0 }))).toBe(4);
   });
@@ -137,7 +131,7 @@ describe('BatchPacing (§2 to §5)', () => {
     const pacing = batchPacing(growth);
     pacing.room(state({ waiting: 1 }));
     pacing.start(false);
-    pacing.settled(true, 0);
+    pacing.succeeded(0);
     // The next batch may hold 2; one task waits, a retried one: it need not wait for a second.
     expect(pacing.room(state({ waiting: 1 }))).toBe(0);
     expect(pacing.room(state({ waiting: 1, retrying: 1 }))).toBe(1);
@@ -166,8 +160,8 @@ describe('BatchPacing (§2 to §5)', () => {
     pacing.room(state({ waiting: 2 }));
     pacing.start(false);
     const last = started(pacing, false);
-    pacing.settled(true, 0);
-    pacing.settled(true, 0);
+    pacing.succeeded(0);
+    pacing.succeeded(0);
     expect(pacing.room(state({ waiting: 0, mayStartShort: true }))).toBe(0);
     expect([last.resultSize, last.closesResult]).toEqual([2, true]);
   });
@@ -177,7 +171,7 @@ describe('BatchPacing (§2 to §5)', () => {
     const runBatch = (size: number) => {
       expect(pacing.room(state())).toBe(size);
       for (let i = 0; i < size; i++) pacing.start(false);
-      for (let i = 0; i < size; i++) pacing.settled(true, 0);
+      for (let i = 0; i < size; i++) pacing.succeeded(0);
     };
     runBatch(1);
     runBatch(2);
@@ -189,7 +183,7 @@ describe('BatchPacing (§2 to §5)', () => {
     expect(pacing.throttled(round, 8)).toBe(true);
     expect(pacing.throttled(round, 7)).toBe(false);
     // The rest of the batch still has to settle; its successes do not grow the dropped pace.
-    for (let i = 0; i < 6; i++) pacing.settled(true, 0);
+    for (let i = 0; i < 6; i++) pacing.succeeded(0);
     expect(pacing.wants(state())).toBe(1);
     // From 1 again, doubling up to the threshold, half of the 8 in flight at the drop, then one more per batch.
     runBatch(1);

@@ -70,9 +70,8 @@ export class BatchPacing implements Pacing {
     return ticket;
   }
 
-  // A batch is a round: growth after it is decided by the whole batch, whenever its tasks started. A
-  // failure needs no note: the run stops after it, and no batch opens at the next size.
-  settled(): void {
+  // A batch is a round: growth after it is decided by the whole batch, whenever its tasks started.
+  succeeded(): void {
     this.settleOne();
   }
 

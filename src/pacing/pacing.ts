@@ -43,8 +43,11 @@ export interface Pacing {
   takesRetry(): boolean;
   /** A task starts: a new one, or one tried again. */
   start(retried: boolean): Start;
-  /** A task that started in `round` has succeeded, or failed for good. */
-  settled(succeeded: boolean, round: number): void;
+  /**
+   * A task that started in `round` has succeeded. A task that failed for good is not reported: the run
+   * stops after it, and `stop` says so.
+   */
+  succeeded(round: number): void;
   /**
    * A task that started in `round` failed with a throttle and will be tried again; `inFlight`
    * counts the task itself. Returns whether the pace dropped: it drops once per round.

@@ -64,10 +64,10 @@ export class WindowPacing implements Pacing {
     return ticket;
   }
 
-  settled(succeeded: boolean, round: number): void {
+  succeeded(round: number): void {
     // After a drop, only tasks started at the new pace prove it: one that was already in flight when
     // the pace dropped would let it grow during the pause, and start a burst when the pause ends.
-    if (!succeeded || round !== this.drops) return;
+    if (round !== this.drops) return;
     this.successes++;
     while (this.successes >= this.nextLevelAt) {
       this.limit = nextPaceSize(this.limit, this.options, this.threshold);

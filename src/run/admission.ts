@@ -139,6 +139,7 @@ export class Admission<T> {
     if (this.learnedRate === undefined) return;
     const now = this.clock.now();
     const next = this.learnedRate.started(now);
+    // A throttle's pause that ends later is kept: the learned rate never cuts one short.
     if (next <= now || next <= this.pausedUntil) return;
     this.pausedUntil = next;
     this.changes++;
@@ -146,13 +147,10 @@ export class Admission<T> {
     this.paused();
   }
 
+  /** A task has succeeded. A failure for good needs no word: the run stops after it, and `stop` says so. */
   succeeded(run: TaskRun<T>): void {
-    this.pacing.settled(true, run.round);
+    this.pacing.succeeded(run.round);
     this.learnedRate?.succeeded();
-  }
-
-  failed(run: TaskRun<T>): void {
-    this.pacing.settled(false, run.round);
   }
 
   /**
