@@ -2,8 +2,15 @@
  * Window pacing (§9): the exposure of batch pacing without its barrier. A task starts as soon as the
  * bound has room; results still cover the source in order, grouped by the batch sizes.
  */
-import { lastValueFrom, map, of, timer, toArray, VirtualTimeScheduler } from 'rxjs';
-import { isSlowStartBatchError, slowStart, type BatchResult, type SlowStartOptions, type TaskFactory } from '../../src/index';
+import { config, lastValueFrom, map, of, Subject, timer, toArray, VirtualTimeScheduler } from 'rxjs';
+import {
+  isSlowStartBatchError,
+  slowStart,
+  slowStartBatch,
+  type BatchResult,
+  type SlowStartOptions,
+  type TaskFactory,
+} from '../../src/index';
 
 /** Runs tasks of the given durations (in virtual ms; a negative one fails) and records what happened when. */
 function run(durations: number[], options: SlowStartOptions) {
@@ -103,5 +110,47 @@ describe("pacing: 'window'", () => {
     expect(() => slowStart([], { pacing: 'steady' } as never)).toThrow(
       new TypeError("Expected `pacing` to be 'batch' or 'window', got \"steady\" (string)"),
     );
+  });
+});
+
+describe('window pacing with sizes far beyond what waits', () => {
+  // A user's way to say "no ramp, just `concurrency`": nothing may be sized by a nominal result size.
+  const large: [string, SlowStartOptions][] = [
+    ['initialBatchSize: 2 ** 32', { pacing: 'window', initialBatchSize: 2 ** 32 }],
+    ['initialBatchSize: Number.MAX_SAFE_INTEGER', { pacing: 'window', initialBatchSize: Number.MAX_SAFE_INTEGER, concurrency: 4 }],
+    ['growthFactor: 1e10', { pacing: 'window', growthFactor: 1e10 }],
+  ];
+
+  it.each(large)('slowStart() runs every task once and reports each value in its result (%s)', async (_, options) => {
+    const calls: number[] = [];
+    const tasks = Array.from({ length: 10 }, (_, index) => () => {
+      calls.push(index);
+      return Promise.resolve(index * 10);
+    });
+    const results = await lastValueFrom(slowStart(tasks, options).pipe(toArray()));
+    expect(calls).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(results.flatMap((result) => result.values)).toEqual([0, 10, 20, 30, 40, 50, 60, 70, 80, 90]);
+    expect(results.map((result) => result.startIndex)).toEqual(
+      results.map((_, k) => results.slice(0, k).reduce((sum, result) => sum + result.size, 0)),
+    );
+    expect(results.at(-1)?.successes).toBe(10);
+  });
+
+  it.each(large)('the operator completes with every value and reports nothing unhandled (%s)', async (_, options) => {
+    const unhandled: unknown[] = [];
+    const previous = config.onUnhandledError;
+    config.onUnhandledError = (error) => unhandled.push(error);
+    try {
+      const source = new Subject<TaskFactory<number>>();
+      const done = lastValueFrom(source.pipe(slowStartBatch(options), toArray()));
+      for (let index = 0; index < 10; index++) source.next(() => of(index));
+      source.complete();
+      const results = await done;
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      expect(results.flatMap((result) => result.values)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+      expect(unhandled).toEqual([]);
+    } finally {
+      config.onUnhandledError = previous;
+    }
   });
 });
