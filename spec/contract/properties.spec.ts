@@ -1,14 +1,16 @@
 /**
  * Generated scenarios: the operator against the reference model (spec/model/slow-start-model.ts).
  *
- * Every scenario runs in virtual time, so its outcome is deterministic. Each run of the suite draws
- * new scenarios; when a property fails, fast-check prints the counterexample with its `seed` and
- * `path`, and `FC_SEED=<seed> FC_PATH=<path> npm test -- spec/contract/properties.spec.ts` replays exactly it.
- *
- * Runs per property: 2,000 when `CI` is set, fewer locally (override with FC_NUM_RUNS).
+ * Every scenario runs in virtual time, so its outcome is deterministic. The scenarios come from a seed
+ * fixed per commit (spec/support/property-runs.ts): the suite prints it, with the one command that
+ * replays its run (`FC_SEED=<seed> FC_NUM_RUNS=<runs> npx jest spec/contract/properties.spec.ts`); a
+ * failure prints its counterexample, seed and `path`, and adding `FC_PATH=<path> -t '<property>'` goes
+ * straight to it. `npm run test:explore` tries fresh seeds. Runs per property: 2,000 when `CI` is set,
+ * 300 locally (override with FC_NUM_RUNS).
  */
 import fc from 'fast-check';
 import { loadConformanceCases } from '../support/conformance-cases';
+import { propertyRuns } from '../support/property-runs.js';
 import { nextBatchSize } from '../../src/index.js';
 import { operatorScenario, slowStartScenario } from '../model/arbitraries.js';
 import { expectMatchesModel } from '../model/compare.js';
@@ -16,12 +18,8 @@ import { runScenario, toModelScenario, traceOfObserved, type Scenario } from '..
 import { checkInvariants } from '../model/invariants.js';
 import { kubernetesSlowStart, simulateSlowStart, sizeAfter } from '../model/slow-start-model.js';
 
-const numRuns = Number(process.env.FC_NUM_RUNS ?? (process.env.CI ? 2000 : 300));
-/** Replays a reported failure: FC_SEED and FC_PATH are the `seed` and `path` fast-check printed. */
-const replay: fc.Parameters<unknown> = process.env.FC_SEED
-  ? { seed: Number(process.env.FC_SEED), path: process.env.FC_PATH, endOnFailure: true }
-  : // Mutation runs only need to know that a property fails, not the smallest counterexample.
-    { endOnFailure: process.env.FC_END_ON_FAILURE === '1' };
+const runs = propertyRuns(__filename);
+const { numRuns } = runs;
 const timeout = 110_000;
 
 async function checkScenario(scenario: Scenario) {
@@ -36,7 +34,7 @@ describe('slowStartBatch() against the reference model', () => {
   it(
     `agrees on ${numRuns} generated scenarios (arrays, generators, subjects; any task outcome; unsubscription)`,
     async () => {
-      await fc.assert(fc.asyncProperty(operatorScenario, checkScenario), { numRuns, ...replay });
+      await fc.assert(fc.asyncProperty(operatorScenario, checkScenario), runs.params());
     },
     timeout,
   );
@@ -46,7 +44,7 @@ describe('slowStart() against the reference model', () => {
   it(
     `agrees on ${numRuns} generated scenarios (arrays and generators)`,
     async () => {
-      await fc.assert(fc.asyncProperty(slowStartScenario, checkScenario), { numRuns, ...replay });
+      await fc.assert(fc.asyncProperty(slowStartScenario, checkScenario), runs.params());
     },
     timeout,
   );
@@ -115,7 +113,7 @@ describe('the reference model itself', () => {
           expect(sizeAfter(ranSize, options)).toBe(nextBatchSize(ranSize, options));
         },
       ),
-      { numRuns: 2000 },
+      runs.params(2000),
     );
   });
 
@@ -148,7 +146,7 @@ describe('the reference model itself', () => {
           expect(sim.end.kind).toBe(loop.errors ? 'batchError' : 'complete');
         },
       ),
-      { numRuns: 500 },
+      runs.params(500),
     );
   });
 });

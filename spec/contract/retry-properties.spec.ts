@@ -8,9 +8,11 @@
  *   `delay`, fresh signals, emissions, the end and its error, and nothing left scheduled or subscribed.
  *   The counterexamples the properties found are pinned below, each with the section that decides.
  *
- * Runs per property: 2,000 when `CI` is set, fewer locally (override with FC_NUM_RUNS). A failure
- * prints its `seed` and `path`; `FC_SEED=<seed> FC_PATH=<path> npx jest spec/contract/retry-properties.spec.ts`
- * replays it.
+ * The scenarios come from a seed fixed per commit (spec/support/property-runs.ts): the suite prints it,
+ * with the one command that replays its run (`FC_SEED=<seed> FC_NUM_RUNS=<runs> npx jest
+ * spec/contract/retry-properties.spec.ts`); a failure prints its seed and `path`, and adding
+ * `FC_PATH=<path> -t '<property>'` goes straight to its counterexample. `npm run test:explore` tries
+ * fresh seeds. Runs per property: 2,000 when `CI` is set, 300 locally (override with FC_NUM_RUNS).
  */
 import fc from 'fast-check';
 import { SlowStartBatchError, isSlowStartBatchError } from '../../src/index.js';
@@ -30,11 +32,10 @@ import {
 import { checkRetryInvariants, retryTraceOfModel } from '../model/retry-invariants.js';
 import { simulateRetry, type RetryModelRun, type RetryScenario, type RetryTaskPlan, type TryPlan } from '../model/retry-model.js';
 import { simulateSlowStart, type ModelScenario, type TraceEvent } from '../model/slow-start-model.js';
+import { propertyRuns } from '../support/property-runs.js';
 
-const numRuns = Number(process.env.FC_NUM_RUNS ?? (process.env.CI ? 2000 : 300));
-const replay: fc.Parameters<unknown> = process.env.FC_SEED
-  ? { seed: Number(process.env.FC_SEED), path: process.env.FC_PATH, endOnFailure: true }
-  : { endOnFailure: process.env.FC_END_ON_FAILURE === '1' };
+const runs = propertyRuns(__filename);
+const { numRuns } = runs;
 const timeout = 110_000;
 
 const whenOperatorHasRetry = operatorHasRetry ? describe : describe.skip;
@@ -263,7 +264,7 @@ describe('the reference model of retry', () => {
           expect(plainLog(actual.log)).toEqual(expected.log);
           expect(actual.drops).toEqual([]);
         }),
-        { numRuns, ...replay },
+        runs.params(),
       );
     },
     timeout,
@@ -277,7 +278,7 @@ describe('the reference model of retry', () => {
           const scenario = toRetryModelScenario(s);
           expect(checkRetryInvariants(retryTraceOfModel(scenario, simulateRetry(scenario)))).toEqual([]);
         }),
-        { numRuns, ...replay },
+        runs.params(),
       );
     },
     timeout,
@@ -498,7 +499,7 @@ whenOperatorHasRetry('retry: the operator against the rules of §10 and the mode
         fc.asyncProperty(scenarios, async (s) => {
           await checkRules(s);
         }),
-        { numRuns, ...replay },
+        runs.params(),
       );
     },
     timeout,
@@ -515,7 +516,7 @@ whenOperatorHasRetry('retry: the operator against the rules of §10 and the mode
             expect(after).toEqual([]);
           }
         }),
-        { numRuns, ...replay },
+        runs.params(),
       );
     },
     timeout,
@@ -535,7 +536,7 @@ whenOperatorHasRetry('retry: the operator against the rules of §10 and the mode
           const observed = await runRetryScenario(s);
           expectMatchesRetryModel(observed, model);
         }),
-        { numRuns, ...replay },
+        runs.params(),
       );
     },
     timeout,

@@ -6,9 +6,11 @@
  * - the operator with `pacing: 'window'` against the model and the invariants (these run once the
  *   operator accepts the option; until then they are skipped).
  *
- * Runs per property: 2,000 when `CI` is set, fewer locally (override with FC_NUM_RUNS). A failure
- * prints its `seed` and `path`; `FC_SEED=<seed> FC_PATH=<path> npx jest spec/contract/window-properties.spec.ts`
- * replays it.
+ * The scenarios come from a seed fixed per commit (spec/support/property-runs.ts): the suite prints it,
+ * with the one command that replays its run (`FC_SEED=<seed> FC_NUM_RUNS=<runs> npx jest
+ * spec/contract/window-properties.spec.ts`); a failure prints its seed and `path`, and adding
+ * `FC_PATH=<path> -t '<property>'` goes straight to its counterexample. `npm run test:explore` tries
+ * fresh seeds. Runs per property: 2,000 when `CI` is set, 300 locally (override with FC_NUM_RUNS).
  */
 import fc from 'fast-check';
 import { from, map, of, type Observable } from 'rxjs';
@@ -25,11 +27,10 @@ import { expectMatchesModel } from '../model/compare.js';
 import { operatorHasWindowPacing, runScenario, toModelScenario, traceOfObserved, type Scenario } from '../model/harness.js';
 import { checkInvariants, traceOfModel } from '../model/invariants.js';
 import { Ramp, simulateSlowStart, type ModelOptions, type ModelScenario, type TaskPlan } from '../model/slow-start-model.js';
+import { propertyRuns } from '../support/property-runs.js';
 
-const numRuns = Number(process.env.FC_NUM_RUNS ?? (process.env.CI ? 2000 : 300));
-const replay: fc.Parameters<unknown> = process.env.FC_SEED
-  ? { seed: Number(process.env.FC_SEED), path: process.env.FC_PATH, endOnFailure: true }
-  : { endOnFailure: process.env.FC_END_ON_FAILURE === '1' };
+const runs = propertyRuns(__filename);
+const { numRuns } = runs;
 const timeout = 110_000;
 
 const whenOperatorHasWindowPacing = operatorHasWindowPacing ? describe : describe.skip;
@@ -188,7 +189,7 @@ describe('the reference model, window pacing', () => {
           const model = toModelScenario(scenario);
           expect(checkInvariants(traceOfModel(model, simulateSlowStart(model)))).toEqual([]);
         }),
-        { numRuns, ...replay },
+        runs.params(),
       );
     },
     timeout,
@@ -225,7 +226,7 @@ describe('the reference model, window pacing', () => {
           expect(window.end.kind).toBe(batch.end.kind);
           if (window.end.kind === 'complete' && batch.end.kind === 'complete') expect(window.end.time).toBeLessThanOrEqual(batch.end.time);
         }),
-        { numRuns, ...replay },
+        runs.params(),
       );
     },
     timeout,
@@ -270,7 +271,7 @@ describe('the reference model, window pacing', () => {
             expect(window.invocations).toEqual(batch.invocations.filter((c) => c.index <= failure));
           },
         ),
-        { numRuns },
+        runs.params(),
       );
     },
     timeout,
@@ -288,7 +289,7 @@ whenOperatorHasWindowPacing("pacing: 'window' against the reference model", () =
   it(
     `slowStartBatch() keeps §9 and agrees with the model on ${numRuns} generated scenarios (arrays, generators, subjects)`,
     async () => {
-      await fc.assert(fc.asyncProperty(windowOperatorScenario, checkScenario), { numRuns, ...replay });
+      await fc.assert(fc.asyncProperty(windowOperatorScenario, checkScenario), runs.params());
     },
     timeout,
   );
@@ -296,7 +297,7 @@ whenOperatorHasWindowPacing("pacing: 'window' against the reference model", () =
   it(
     `slowStart() keeps §9 and agrees with the model on ${numRuns} generated scenarios (arrays and generators)`,
     async () => {
-      await fc.assert(fc.asyncProperty(windowSlowStartScenario, checkScenario), { numRuns, ...replay });
+      await fc.assert(fc.asyncProperty(windowSlowStartScenario, checkScenario), runs.params());
     },
     timeout,
   );
