@@ -7,6 +7,11 @@
  * failure prints its counterexample, seed and `path`, and adding `FC_PATH=<path> -t '<property>'` goes
  * straight to it. `npm run test:explore` tries fresh seeds. Runs per property: 2,000 when `CI` is set,
  * 300 locally (override with FC_NUM_RUNS).
+ *
+ * Counterexamples: every one the properties found stays in `found` below, a named case that runs on
+ * every `npm test` whatever the seed. To add one, replay it, reduce the scenario fast-check printed by
+ * hand to what still fails, and append it to `found` as [what went wrong, with the section of the
+ * contract that decides, the scenario], in the change that fixes the code.
  */
 import fc from 'fast-check';
 import { loadConformanceCases } from '../support/conformance-cases';
@@ -48,6 +53,34 @@ describe('slowStart() against the reference model', () => {
     },
     timeout,
   );
+});
+
+/** Synchronous tasks, each an observable of its index. */
+const synchronous = (count: number): Scenario['tasks'] =>
+  Array.from({ length: count }, (_, i) => ({ kind: 'observable', values: [i], delay: null, valuesEarly: false }));
+
+/**
+ * Counterexamples the properties above found in the operator, each reduced by hand, with the section
+ * that decides (spec/operator/teardown.spec.ts keeps them as plain examples too).
+ */
+const found: [string, Scenario][] = [
+  [
+    // §7: the run's teardown was registered only once `subscribe` returned, so a consumer that
+    // unsubscribed inside `next` while a synchronous source was still emitting left batches running.
+    'slowStartBatch over from(array), take(1): no factory runs after the first result',
+    { api: 'operator', options: {}, tasks: synchronous(4), source: { kind: 'array' }, unsubscribe: { kind: 'inNext', emission: 0 } },
+  ],
+  [
+    // §7, the same through slowStart.
+    'slowStart over an array, take(1): no factory runs after the first result',
+    { api: 'slowStart', options: {}, tasks: synchronous(4), source: { kind: 'array' }, unsubscribe: { kind: 'inNext', emission: 0 } },
+  ],
+];
+
+describe('counterexamples found by the properties', () => {
+  it.each(found)('%s', async (_, scenario) => {
+    await checkScenario(scenario);
+  });
 });
 
 describe('the reference model itself', () => {
