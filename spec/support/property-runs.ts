@@ -62,7 +62,7 @@ export function seedOfCommit(commit: string): number {
 /** The seed to run with and where it comes from: FC_SEED, else the commit, else FALLBACK_SEED. */
 export function chooseSeed(env: Env, commit: () => string | undefined = headCommit): { seed: number; origin: string } {
   const given = env.FC_SEED?.trim();
-  if (given === 'random') return { seed: Math.floor(Math.random() * 0x80000000), origin: 'drawn at random (FC_SEED=random)' };
+  if (given === 'random') return { seed: Math.floor(Math.random() * 0x80000000), origin: 'drawn at random: FC_SEED=random' };
   if (given) {
     if (!/^-?\d+$/.test(given) || !Number.isSafeInteger(Number(given)))
       throw new Error(`FC_SEED must be an integer or "random", got "${given}"`);
