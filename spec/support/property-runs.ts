@@ -112,7 +112,7 @@ export function propertyRuns(suiteFile: string): PropertyRuns {
   const runs = readPropertyRuns(process.env);
   const suite = relative(root, suiteFile);
   console.log(
-    `${suite}: fast-check seed ${runs.seed} (${runs.origin}), ${runs.numRuns} runs per property.\n` +
+    `${suite}: fast-check seed ${runs.seed} (${runs.origin}), ${runs.numRuns} runs per property (but those that set their own count).\n` +
       `Replay:  ${replayCommand(suite, runs.seed, runs.numRuns)}\n` +
       `A failure also prints its path: FC_SEED=${runs.seed} FC_PATH=<path> npx jest ${suite} -t '<property>' ` +
       `goes straight to its shrunk counterexample.`,
