@@ -1,14 +1,21 @@
 /**
  * Generated scenarios: the operator against the reference model (spec/model/slow-start-model.ts).
  *
- * Every scenario runs in virtual time, so its outcome is deterministic. Each run of the suite draws
- * new scenarios; when a property fails, fast-check prints the counterexample with its `seed` and
- * `path`, and `FC_SEED=<seed> FC_PATH=<path> npm test -- spec/contract/properties.spec.ts` replays exactly it.
+ * Every scenario runs in virtual time, so its outcome is deterministic. The scenarios come from a seed
+ * fixed per commit (spec/support/property-runs.ts): the suite prints it, with the one command that
+ * replays its run (`FC_SEED=<seed> FC_NUM_RUNS=<runs> npx jest spec/contract/properties.spec.ts`); a
+ * failure prints its counterexample, seed and `path`, and adding `FC_PATH=<path> -t '<property>'` goes
+ * straight to it. `npm run test:explore` tries fresh seeds. Runs per property: 2,000 when `CI` is set,
+ * 300 locally (override with FC_NUM_RUNS).
  *
- * Runs per property: 2,000 when `CI` is set, fewer locally (override with FC_NUM_RUNS).
+ * Counterexamples: every one the properties found stays in `found` below, a named case that runs on
+ * every `npm test` whatever the seed. To add one, replay it, reduce the scenario fast-check printed by
+ * hand to what still fails, and append it to `found` as [what went wrong, with the section of the
+ * contract that decides, the scenario], in the change that fixes the code.
  */
 import fc from 'fast-check';
 import { loadConformanceCases } from '../support/conformance-cases';
+import { propertyRuns } from '../support/property-runs.js';
 import { nextBatchSize } from '../../src/index.js';
 import { operatorScenario, slowStartScenario } from '../model/arbitraries.js';
 import { expectMatchesModel } from '../model/compare.js';
@@ -16,12 +23,8 @@ import { runScenario, toModelScenario, traceOfObserved, type Scenario } from '..
 import { checkInvariants } from '../model/invariants.js';
 import { kubernetesSlowStart, simulateSlowStart, sizeAfter } from '../model/slow-start-model.js';
 
-const numRuns = Number(process.env.FC_NUM_RUNS ?? (process.env.CI ? 2000 : 300));
-/** Replays a reported failure: FC_SEED and FC_PATH are the `seed` and `path` fast-check printed. */
-const replay: fc.Parameters<unknown> = process.env.FC_SEED
-  ? { seed: Number(process.env.FC_SEED), path: process.env.FC_PATH, endOnFailure: true }
-  : // Mutation runs only need to know that a property fails, not the smallest counterexample.
-    { endOnFailure: process.env.FC_END_ON_FAILURE === '1' };
+const runs = propertyRuns(__filename);
+const { numRuns } = runs;
 const timeout = 110_000;
 
 async function checkScenario(scenario: Scenario) {
@@ -36,7 +39,7 @@ describe('slowStartBatch() against the reference model', () => {
   it(
     `agrees on ${numRuns} generated scenarios (arrays, generators, subjects; any task outcome; unsubscription)`,
     async () => {
-      await fc.assert(fc.asyncProperty(operatorScenario, checkScenario), { numRuns, ...replay });
+      await fc.assert(fc.asyncProperty(operatorScenario, checkScenario), runs.params());
     },
     timeout,
   );
@@ -46,10 +49,38 @@ describe('slowStart() against the reference model', () => {
   it(
     `agrees on ${numRuns} generated scenarios (arrays and generators)`,
     async () => {
-      await fc.assert(fc.asyncProperty(slowStartScenario, checkScenario), { numRuns, ...replay });
+      await fc.assert(fc.asyncProperty(slowStartScenario, checkScenario), runs.params());
     },
     timeout,
   );
+});
+
+/** Synchronous tasks, each an observable of its index. */
+const synchronous = (count: number): Scenario['tasks'] =>
+  Array.from({ length: count }, (_, i) => ({ kind: 'observable', values: [i], delay: null, valuesEarly: false }));
+
+/**
+ * Counterexamples the properties above found in the operator, each reduced by hand, with the section
+ * that decides (spec/operator/teardown.spec.ts keeps them as plain examples too).
+ */
+const found: [string, Scenario][] = [
+  [
+    // §7: the run's teardown was registered only once `subscribe` returned, so a consumer that
+    // unsubscribed inside `next` while a synchronous source was still emitting left batches running.
+    'slowStartBatch over from(array), take(1): no factory runs after the first result',
+    { api: 'operator', options: {}, tasks: synchronous(4), source: { kind: 'array' }, unsubscribe: { kind: 'inNext', emission: 0 } },
+  ],
+  [
+    // §7, the same through slowStart.
+    'slowStart over an array, take(1): no factory runs after the first result',
+    { api: 'slowStart', options: {}, tasks: synchronous(4), source: { kind: 'array' }, unsubscribe: { kind: 'inNext', emission: 0 } },
+  ],
+];
+
+describe('counterexamples found by the properties', () => {
+  it.each(found)('%s', async (_, scenario) => {
+    await checkScenario(scenario);
+  });
 });
 
 describe('the reference model itself', () => {
@@ -115,7 +146,7 @@ describe('the reference model itself', () => {
           expect(sizeAfter(ranSize, options)).toBe(nextBatchSize(ranSize, options));
         },
       ),
-      { numRuns: 2000 },
+      runs.params(2000),
     );
   });
 
@@ -148,7 +179,7 @@ describe('the reference model itself', () => {
           expect(sim.end.kind).toBe(loop.errors ? 'batchError' : 'complete');
         },
       ),
-      { numRuns: 500 },
+      runs.params(500),
     );
   });
 });

@@ -6,11 +6,18 @@
  * - the operator with `retry` against the rules and the model, once it accepts the option (until then
  *   these are skipped): invocations (index, attempt, batch, virtual time), the calls of `when` and
  *   `delay`, fresh signals, emissions, the end and its error, and nothing left scheduled or subscribed.
- *   The counterexamples the properties found are pinned below, each with the section that decides.
  *
- * Runs per property: 2,000 when `CI` is set, fewer locally (override with FC_NUM_RUNS). A failure
- * prints its `seed` and `path`; `FC_SEED=<seed> FC_PATH=<path> npx jest spec/contract/retry-properties.spec.ts`
- * replays it.
+ * The scenarios come from a seed fixed per commit (spec/support/property-runs.ts): the suite prints it,
+ * with the one command that replays its run (`FC_SEED=<seed> FC_NUM_RUNS=<runs> npx jest
+ * spec/contract/retry-properties.spec.ts`); a failure prints its seed and `path`, and adding
+ * `FC_PATH=<path> -t '<property>'` goes straight to its counterexample. `npm run test:explore` tries
+ * fresh seeds. Runs per property: 2,000 when `CI` is set, 300 locally (override with FC_NUM_RUNS).
+ *
+ * Counterexamples: every one the properties found stays in `found` below, a named case that runs on
+ * every `npm test` whatever the seed, each with the section that decides. To add one, replay it,
+ * reduce the scenario fast-check printed by hand to what still fails, and append it to `found` as
+ * [what went wrong, the scenario], with a comment naming the section and what the operator did, in
+ * the change that fixes the code.
  */
 import fc from 'fast-check';
 import { SlowStartBatchError, isSlowStartBatchError } from '../../src/index.js';
@@ -30,11 +37,10 @@ import {
 import { checkRetryInvariants, retryTraceOfModel } from '../model/retry-invariants.js';
 import { simulateRetry, type RetryModelRun, type RetryScenario, type RetryTaskPlan, type TryPlan } from '../model/retry-model.js';
 import { simulateSlowStart, type ModelScenario, type TraceEvent } from '../model/slow-start-model.js';
+import { propertyRuns } from '../support/property-runs.js';
 
-const numRuns = Number(process.env.FC_NUM_RUNS ?? (process.env.CI ? 2000 : 300));
-const replay: fc.Parameters<unknown> = process.env.FC_SEED
-  ? { seed: Number(process.env.FC_SEED), path: process.env.FC_PATH, endOnFailure: true }
-  : { endOnFailure: process.env.FC_END_ON_FAILURE === '1' };
+const runs = propertyRuns(__filename);
+const { numRuns } = runs;
 const timeout = 110_000;
 
 const whenOperatorHasRetry = operatorHasRetry ? describe : describe.skip;
@@ -263,7 +269,7 @@ describe('the reference model of retry', () => {
           expect(plainLog(actual.log)).toEqual(expected.log);
           expect(actual.drops).toEqual([]);
         }),
-        { numRuns, ...replay },
+        runs.params(),
       );
     },
     timeout,
@@ -277,7 +283,7 @@ describe('the reference model of retry', () => {
           const scenario = toRetryModelScenario(s);
           expect(checkRetryInvariants(retryTraceOfModel(scenario, simulateRetry(scenario)))).toEqual([]);
         }),
-        { numRuns, ...replay },
+        runs.params(),
       );
     },
     timeout,
@@ -371,7 +377,7 @@ const throwsThrottle = (reason: string): TryKind => ({ kind: 'throw', reason: ne
 
 /**
  * Counterexamples the properties found in the operator, each reduced by hand, with the section that
- * decides. They fail until the operator is fixed.
+ * decides. Each failed until the operator was fixed.
  */
 const found: [string, RetryScenarioSpec][] = [
   [
@@ -475,16 +481,24 @@ const found: [string, RetryScenarioSpec][] = [
   ],
 ];
 
-whenOperatorHasRetry('retry: the operator against the rules of §10 and the model', () => {
-  async function checkRules(s: RetryScenarioSpec) {
-    const observed = await runRetryScenario(s);
-    expect(checkRetryInvariants(retryTraceOfObserved(s, observed))).toEqual([]);
-    expect(observed.signalViolations).toEqual([]);
-    expect(observed.openTaskSubscriptions).toEqual([]);
-    expect(observed.pendingTimersAfterEnd).toBe(0);
-    return observed;
-  }
+/** The operator on one scenario: the rules of §10 on its log, and nothing left open or scheduled. */
+async function checkRules(s: RetryScenarioSpec) {
+  const observed = await runRetryScenario(s);
+  expect(checkRetryInvariants(retryTraceOfObserved(s, observed))).toEqual([]);
+  expect(observed.signalViolations).toEqual([]);
+  expect(observed.openTaskSubscriptions).toEqual([]);
+  expect(observed.pendingTimersAfterEnd).toBe(0);
+  return observed;
+}
 
+describe('counterexamples found by the properties', () => {
+  it.each(found)('%s', async (_, s) => {
+    const observed = await checkRules(s);
+    expectMatchesRetryModel(observed, simulateRetry(toRetryModelScenario(s)));
+  });
+});
+
+whenOperatorHasRetry('retry: the operator against the rules of §10 and the model', () => {
   // `retry.learnRate` spaces starts with pauses of its own: the model does not know them, the rules hold.
   const flavours = [
     ['', anyRetryScenario, pauseThenUnsubscribe],
@@ -498,7 +512,7 @@ whenOperatorHasRetry('retry: the operator against the rules of §10 and the mode
         fc.asyncProperty(scenarios, async (s) => {
           await checkRules(s);
         }),
-        { numRuns, ...replay },
+        runs.params(),
       );
     },
     timeout,
@@ -515,16 +529,11 @@ whenOperatorHasRetry('retry: the operator against the rules of §10 and the mode
             expect(after).toEqual([]);
           }
         }),
-        { numRuns, ...replay },
+        runs.params(),
       );
     },
     timeout,
   );
-
-  it.each(found)('counterexample found by the properties: %s', async (_, s) => {
-    const observed = await checkRules(s);
-    expectMatchesRetryModel(observed, simulateRetry(toRetryModelScenario(s)));
-  });
 
   it(
     `agrees with the reference model on ${numRuns} generated scenarios (both pacings)`,
@@ -535,7 +544,7 @@ whenOperatorHasRetry('retry: the operator against the rules of §10 and the mode
           const observed = await runRetryScenario(s);
           expectMatchesRetryModel(observed, model);
         }),
-        { numRuns, ...replay },
+        runs.params(),
       );
     },
     timeout,

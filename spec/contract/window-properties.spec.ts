@@ -6,9 +6,16 @@
  * - the operator with `pacing: 'window'` against the model and the invariants (these run once the
  *   operator accepts the option; until then they are skipped).
  *
- * Runs per property: 2,000 when `CI` is set, fewer locally (override with FC_NUM_RUNS). A failure
- * prints its `seed` and `path`; `FC_SEED=<seed> FC_PATH=<path> npx jest spec/contract/window-properties.spec.ts`
- * replays it.
+ * The scenarios come from a seed fixed per commit (spec/support/property-runs.ts): the suite prints it,
+ * with the one command that replays its run (`FC_SEED=<seed> FC_NUM_RUNS=<runs> npx jest
+ * spec/contract/window-properties.spec.ts`); a failure prints its seed and `path`, and adding
+ * `FC_PATH=<path> -t '<property>'` goes straight to its counterexample. `npm run test:explore` tries
+ * fresh seeds. Runs per property: 2,000 when `CI` is set, 300 locally (override with FC_NUM_RUNS).
+ *
+ * Counterexamples: every one the properties found stays in `found` below, a named case that runs on
+ * every `npm test` whatever the seed. To add one, replay it, reduce the scenario fast-check printed by
+ * hand to what still fails, and append it to `found` as [what went wrong, the scenario], with the
+ * section of the contract that decides, in the change that fixes the code.
  */
 import fc from 'fast-check';
 import { from, map, of, type Observable } from 'rxjs';
@@ -25,11 +32,10 @@ import { expectMatchesModel } from '../model/compare.js';
 import { operatorHasWindowPacing, runScenario, toModelScenario, traceOfObserved, type Scenario } from '../model/harness.js';
 import { checkInvariants, traceOfModel } from '../model/invariants.js';
 import { Ramp, simulateSlowStart, type ModelOptions, type ModelScenario, type TaskPlan } from '../model/slow-start-model.js';
+import { propertyRuns } from '../support/property-runs.js';
 
-const numRuns = Number(process.env.FC_NUM_RUNS ?? (process.env.CI ? 2000 : 300));
-const replay: fc.Parameters<unknown> = process.env.FC_SEED
-  ? { seed: Number(process.env.FC_SEED), path: process.env.FC_PATH, endOnFailure: true }
-  : { endOnFailure: process.env.FC_END_ON_FAILURE === '1' };
+const runs = propertyRuns(__filename);
+const { numRuns } = runs;
 const timeout = 110_000;
 
 const whenOperatorHasWindowPacing = operatorHasWindowPacing ? describe : describe.skip;
@@ -188,7 +194,7 @@ describe('the reference model, window pacing', () => {
           const model = toModelScenario(scenario);
           expect(checkInvariants(traceOfModel(model, simulateSlowStart(model)))).toEqual([]);
         }),
-        { numRuns, ...replay },
+        runs.params(),
       );
     },
     timeout,
@@ -225,7 +231,7 @@ describe('the reference model, window pacing', () => {
           expect(window.end.kind).toBe(batch.end.kind);
           if (window.end.kind === 'complete' && batch.end.kind === 'complete') expect(window.end.time).toBeLessThanOrEqual(batch.end.time);
         }),
-        { numRuns, ...replay },
+        runs.params(),
       );
     },
     timeout,
@@ -270,25 +276,72 @@ describe('the reference model, window pacing', () => {
             expect(window.invocations).toEqual(batch.invocations.filter((c) => c.index <= failure));
           },
         ),
-        { numRuns },
+        runs.params(),
       );
     },
     timeout,
   );
 });
 
-whenOperatorHasWindowPacing("pacing: 'window' against the reference model", () => {
-  async function checkScenario(scenario: Scenario) {
-    const model = simulateSlowStart(toModelScenario(scenario));
-    const observed = await runScenario(scenario);
-    expect(checkInvariants(traceOfObserved(scenario, observed))).toEqual([]);
-    expectMatchesModel(scenario, observed, model);
-  }
+/** The operator on one scenario: the invariants of §9 on its log, and the model's run. */
+async function checkScenario(scenario: Scenario) {
+  const model = simulateSlowStart(toModelScenario(scenario));
+  const observed = await runScenario(scenario);
+  expect(checkInvariants(traceOfObserved(scenario, observed))).toEqual([]);
+  expectMatchesModel(scenario, observed, model);
+}
 
+const synchronous = (count: number): Scenario['tasks'] =>
+  Array.from({ length: count }, (_, i) => ({ kind: 'observable', values: [i], delay: null, valuesEarly: false }));
+
+/**
+ * Counterexamples the properties below found in the operator, each reduced by hand. §9: a result due
+ * in the middle of a run of synchronous tasks waited behind the next invocation.
+ */
+const found: [string, Scenario][] = [
+  [
+    'slowStart over 8 synchronous tasks, concurrency 3: result 2 comes before task 7 is invoked',
+    {
+      api: 'slowStart',
+      options: { pacing: 'window', concurrency: 3 },
+      tasks: synchronous(8),
+      source: { kind: 'array' },
+      unsubscribe: { kind: 'never' },
+    },
+  ],
+  [
+    'the same with take(3): task 7 is never invoked',
+    {
+      api: 'slowStart',
+      options: { pacing: 'window', concurrency: 3 },
+      tasks: synchronous(8),
+      source: { kind: 'array' },
+      unsubscribe: { kind: 'inNext', emission: 2 },
+    },
+  ],
+  [
+    'slowStartBatch, one slow task then 7 synchronous ones, concurrency 3, take(3): task 7 is never invoked',
+    {
+      api: 'operator',
+      options: { pacing: 'window', concurrency: 3 },
+      tasks: [{ kind: 'observable', values: ['slow'], delay: 4, valuesEarly: false }, ...synchronous(7)],
+      source: { kind: 'subject', arrivals: [{ time: 0, count: 8 }], end: { kind: 'complete', time: 8 } },
+      unsubscribe: { kind: 'inNext', emission: 2 },
+    },
+  ],
+];
+
+describe('counterexamples found by the properties', () => {
+  it.each(found)('%s', async (_, scenario) => {
+    await checkScenario(scenario);
+  });
+});
+
+whenOperatorHasWindowPacing("pacing: 'window' against the reference model", () => {
   it(
     `slowStartBatch() keeps §9 and agrees with the model on ${numRuns} generated scenarios (arrays, generators, subjects)`,
     async () => {
-      await fc.assert(fc.asyncProperty(windowOperatorScenario, checkScenario), { numRuns, ...replay });
+      await fc.assert(fc.asyncProperty(windowOperatorScenario, checkScenario), runs.params());
     },
     timeout,
   );
@@ -296,48 +349,10 @@ whenOperatorHasWindowPacing("pacing: 'window' against the reference model", () =
   it(
     `slowStart() keeps §9 and agrees with the model on ${numRuns} generated scenarios (arrays and generators)`,
     async () => {
-      await fc.assert(fc.asyncProperty(windowSlowStartScenario, checkScenario), { numRuns, ...replay });
+      await fc.assert(fc.asyncProperty(windowSlowStartScenario, checkScenario), runs.params());
     },
     timeout,
   );
-
-  const synchronous = (count: number): Scenario['tasks'] =>
-    Array.from({ length: count }, (_, i) => ({ kind: 'observable', values: [i], delay: null, valuesEarly: false }));
-  const found: [string, Scenario][] = [
-    [
-      'slowStart over 8 synchronous tasks, concurrency 3: result 2 comes before task 7 is invoked',
-      {
-        api: 'slowStart',
-        options: { pacing: 'window', concurrency: 3 },
-        tasks: synchronous(8),
-        source: { kind: 'array' },
-        unsubscribe: { kind: 'never' },
-      },
-    ],
-    [
-      'the same with take(3): task 7 is never invoked',
-      {
-        api: 'slowStart',
-        options: { pacing: 'window', concurrency: 3 },
-        tasks: synchronous(8),
-        source: { kind: 'array' },
-        unsubscribe: { kind: 'inNext', emission: 2 },
-      },
-    ],
-    [
-      'slowStartBatch, one slow task then 7 synchronous ones, concurrency 3, take(3): task 7 is never invoked',
-      {
-        api: 'operator',
-        options: { pacing: 'window', concurrency: 3 },
-        tasks: [{ kind: 'observable', values: ['slow'], delay: 4, valuesEarly: false }, ...synchronous(7)],
-        source: { kind: 'subject', arrivals: [{ time: 0, count: 8 }], end: { kind: 'complete', time: 8 } },
-        unsubscribe: { kind: 'inNext', emission: 2 },
-      },
-    ],
-  ];
-  it.each(found)('counterexample found by the properties: %s', async (_, scenario) => {
-    await checkScenario(scenario);
-  });
 
   it('refuses flushAfter at call time (§9)', () => {
     const options = { pacing: 'window', flushAfter: 10 } as unknown as SlowStartOptions;

@@ -5,6 +5,7 @@
  */
 import fc from 'fast-check';
 import { CHUNK_SIZE, Queue } from '../../src/queue';
+import { propertyRuns } from '../support/property-runs';
 
 type Operation = { push: number } | { take: number } | { shift: number } | { takeAll: true };
 
@@ -60,6 +61,7 @@ describe('Queue', () => {
       size.map((shift) => ({ shift })),
       fc.constant({ takeAll: true as const }),
     );
-    fc.assert(fc.property(fc.array(operation, { maxLength: 12 }), check), { numRuns: 300 });
+    // The seed of the commit, like the property suites (spec/support/property-runs.ts); 300 runs always.
+    fc.assert(fc.property(fc.array(operation, { maxLength: 12 }), check), propertyRuns(__filename).params(300));
   });
 });
