@@ -99,11 +99,16 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
         if (admission.retrying && phase === Phase.Running) admission.askSource();
         launch();
         // Ask the source only when nothing has changed since this round looked: the answer is final.
-        if (isOpen() && !pumpAgain) askForFactories();
-      } while (pumpAgain && isOpen());
+        if (isOpen() && !calledAgain()) askForFactories();
+      } while (calledAgain() && isOpen());
     } finally {
       pumping = false;
     }
+  }
+
+  /** Whether `pump` was called again during this round: a task, a timer or the source changed something. */
+  function calledAgain(): boolean {
+    return pumpAgain;
   }
 
   function emitReady(): void {
