@@ -137,7 +137,25 @@ export function resolveOptions(options: unknown): ResolvedOptions {
       throw new TypeError(`Unknown option \`${key}\`: expected one of ${optionNames.map((name) => `\`${name}\``).join(', ')}`);
     }
   }
+  const sizes = resolveSizes(options);
+  // Read as unknown: a user's JavaScript may pass anything.
+  const { pacing, scheduler } = options as { pacing?: unknown; scheduler?: unknown };
+  if (pacing !== undefined && pacing !== 'batch' && pacing !== 'window') {
+    throw new TypeError(expected('pacing', "'batch' or 'window'", pacing));
+  }
+  if (pacing === 'window' && sizes.flushAfter !== undefined) {
+    throw new TypeError(expected('flushAfter', "undefined with `pacing: 'window'` (there are no batches to flush)", sizes.flushAfter));
+  }
+  if (scheduler !== undefined && !isSchedulerLike(scheduler)) {
+    throw new TypeError(expected('scheduler', 'a SchedulerLike (an object with `schedule()` and `now()`)', scheduler));
+  }
+  return { ...sizes, pacing: pacing ?? 'batch', retry: resolveRetry((options as SlowStartOptions).retry), scheduler };
+}
 
+/** The numeric options, validated in order: `maxBatchSize`'s rule names `initialBatchSize`'s value. */
+function resolveSizes(
+  options: object,
+): Pick<ResolvedOptions, 'initialBatchSize' | 'growthFactor' | 'maxBatchSize' | 'concurrency' | 'flushAfter'> {
   const initialBatchSize = numberOption(
     options,
     'initialBatchSize',
@@ -167,30 +185,7 @@ export function resolveOptions(options: unknown): ResolvedOptions {
     `a finite number of milliseconds from 0 to ${MAX_TIMER_DELAY}`,
     (value) => value >= 0 && value <= MAX_TIMER_DELAY,
   );
-
-  const pacing = (options as SlowStartOptions).pacing as unknown;
-  if (pacing !== undefined && pacing !== 'batch' && pacing !== 'window') {
-    throw new TypeError(expected('pacing', "'batch' or 'window'", pacing));
-  }
-  if (pacing === 'window' && flushAfter !== undefined) {
-    throw new TypeError(expected('flushAfter', "undefined with `pacing: 'window'` (there are no batches to flush)", flushAfter));
-  }
-
-  const scheduler = (options as SlowStartOptions).scheduler as unknown;
-  if (scheduler !== undefined && !isSchedulerLike(scheduler)) {
-    throw new TypeError(expected('scheduler', 'a SchedulerLike (an object with `schedule()` and `now()`)', scheduler));
-  }
-
-  return {
-    initialBatchSize,
-    growthFactor,
-    maxBatchSize,
-    concurrency,
-    flushAfter,
-    pacing: pacing ?? 'batch',
-    retry: resolveRetry((options as SlowStartOptions).retry),
-    scheduler,
-  };
+  return { initialBatchSize, growthFactor, maxBatchSize, concurrency, flushAfter };
 }
 
 /** What RxJS itself checks for: `schedule` and `now` methods, on an object or a function. */
