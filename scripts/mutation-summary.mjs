@@ -1,7 +1,8 @@
 // `node scripts/mutation-summary.mjs [report.json]`: the tables of MUTATION.md, from the JSON report of
 // `npm run mutation` (reports/mutation/mutation.json by default): the score, the score of each file,
-// every mutant marked as equivalent in the code with its reason, and every mutant left undetected.
+// every mutant skipped by name (stryker/shortcuts.mjs) with its reason, and every mutant left undetected.
 import { readFileSync } from 'node:fs';
+import { shortcuts } from '../stryker/shortcuts.mjs';
 
 const reportPath = process.argv[2] ?? 'reports/mutation/mutation.json';
 const report = JSON.parse(readFileSync(reportPath, 'utf8'));
@@ -22,7 +23,9 @@ const table = (header, rows) =>
 
 const totals = { detected: 0, survived: 0, noCoverage: 0, ignored: 0, errors: 0 };
 const perFile = [];
-/** Mutants marked as equivalent, by line and reason: `where` -> { mutators, count, reason }. */
+/** The name in stryker/shortcuts.mjs whose reason a skipped mutant carries. */
+const skippedName = (reason) => Object.keys(shortcuts).find((name) => shortcuts[name] === reason) ?? '(not in stryker/shortcuts.mjs)';
+/** Mutants skipped by name, by file and name: `where` -> { mutators, count, reason }. */
 const ignored = new Map();
 const undetected = [];
 for (const [path, file] of Object.entries(report.files).sort(([a], [b]) => a.localeCompare(b))) {
@@ -31,16 +34,17 @@ for (const [path, file] of Object.entries(report.files).sort(([a], [b]) => a.loc
   for (const mutant of file.mutants) {
     const { line } = mutant.location.start;
     const where = `${path.replace(/^src\//, '')}:${line}`;
+    const skippedAs = `${path.replace(/^src\//, '')} \`${skippedName(mutant.statusReason)}\``;
     if (detectedStatuses.has(mutant.status)) counts.detected++;
     else if (mutant.status === 'Survived') counts.survived++;
     else if (mutant.status === 'NoCoverage') counts.noCoverage++;
     else if (mutant.status === 'Ignored') counts.ignored++;
     else totals.errors++;
     if (mutant.status === 'Ignored') {
-      const entry = ignored.get(where) ?? { mutators: new Set(), count: 0, reason: mutant.statusReason ?? '' };
+      const entry = ignored.get(skippedAs) ?? { mutators: new Set(), count: 0, reason: mutant.statusReason ?? '' };
       entry.mutators.add(mutant.mutatorName);
       entry.count++;
-      ignored.set(where, entry);
+      ignored.set(skippedAs, entry);
     }
     if (undetectedStatuses.has(mutant.status)) {
       undetected.push([where, mutant.status, mutant.mutatorName, code(mutant.replacement ?? '', 50), code(lines[line - 1] ?? '', 80)]);
@@ -57,12 +61,14 @@ for (const [path, file] of Object.entries(report.files).sort(([a], [b]) => a.loc
 const valid = totals.detected + totals.survived + totals.noCoverage;
 console.log(
   `**${percent(totals.detected, valid)}** of ${valid} valid mutants detected (killed or timed out): ` +
-    `${totals.survived} survived, ${totals.noCoverage} without coverage. ${totals.ignored} more are marked ` +
-    `as equivalent in the code and ${totals.errors} did not compile or crashed the runner; neither is counted.`,
+    `${totals.survived} survived, ${totals.noCoverage} without coverage. ${totals.ignored} more are skipped ` +
+    `by name (stryker/shortcuts.mjs) and ${totals.errors} did not compile or crashed the runner. Counted ` +
+    `strictly, every skipped mutant as undetected: **${percent(totals.detected, valid + totals.ignored)}** ` +
+    `(${totals.detected} of ${valid + totals.ignored}).`,
 );
-console.log(`\n${table(['File', 'Valid mutants', 'Detected', 'Survived', 'No coverage', 'Marked equivalent'], perFile)}`);
+console.log(`\n${table(['File', 'Valid mutants', 'Detected', 'Survived', 'No coverage', 'Skipped by name'], perFile)}`);
 const ignoredRows = [...ignored].map(([where, { mutators, count, reason }]) => [where, count, [...mutators].join(', '), cell(reason, 130)]);
-console.log(`\n### Marked as equivalent (${totals.ignored} mutants on ${ignored.size} lines)\n`);
+console.log(`\n### Skipped by name (${totals.ignored} mutants in ${ignored.size} places)\n`);
 console.log(table(['Where', 'Mutants', 'Mutators', 'Why'], ignoredRows));
 console.log(`\n### Undetected (${undetected.length})\n`);
 console.log(undetected.length === 0 ? 'None.' : table(['Where', 'Status', 'Mutator', 'Replacement', 'Line'], undetected));
