@@ -4,84 +4,104 @@
 import type { FactoryFeed, FactorySink } from './host.js';
 import { expected } from './expected.js';
 
+/** What `drain` is given: told of the factories the feed held or was pulling, and of that pull's error. */
+type DrainCallback = (undelivered: unknown[], failure?: { error: unknown }) => void;
+
 /** An array is read by position, so that its unread tail can be handed back as `remaining`. */
 export function arrayFeed(array: ArrayLike<unknown>): (sink: FactorySink) => FactoryFeed {
-  return (sink) => {
-    /** Position of the next factory to deliver. */
-    let next = 0;
-    /** Set once stopped: a stopped feed delivers nothing. */
-    let stopped = false;
-    return {
-      start() {},
-      request(count) {
-        for (let delivered = 0; delivered < count && next < array.length && !stopped; delivered++) {
-          sink.push(array[next++]);
-        }
-        if (next >= array.length && !stopped) {
-          stopped = true;
-          sink.end();
-        }
-      },
-      drain(done) {
-        stopped = true;
-        done(Array.prototype.slice.call(array, next));
-      },
-      stop() {
-        stopped = true;
-      },
-    };
-  };
+  return (sink) => new ArrayFeed(array, sink);
+}
+
+/** `arrayFeed`'s feed, one per subscription. */
+class ArrayFeed implements FactoryFeed {
+  /** Position of the next factory to deliver. */
+  private next = 0;
+  /** Set once stopped: a stopped feed delivers nothing. */
+  private stopped = false;
+
+  constructor(
+    private readonly array: ArrayLike<unknown>,
+    private readonly sink: FactorySink,
+  ) {}
+
+  start(): void {}
+
+  request(count: number): void {
+    for (let delivered = 0; delivered < count && this.next < this.array.length && !this.stopped; delivered++) {
+      this.sink.push(this.array[this.next++]);
+    }
+    if (this.next >= this.array.length && !this.stopped) {
+      this.stopped = true;
+      this.sink.end();
+    }
+  }
+
+  drain(done: DrainCallback): void {
+    this.stopped = true;
+    done(Array.prototype.slice.call(this.array, this.next));
+  }
+
+  stop(): void {
+    this.stopped = true;
+  }
 }
 
 /** A synchronous iterable; `iterable[Symbol.iterator]()` is called once per subscription. */
 export function iterableFeed(iterable: Iterable<unknown>): (sink: FactorySink) => FactoryFeed {
-  return (sink) => {
-    /** This subscription's iterator; without one (`start` found none), nothing is pulled or closed. */
-    let iterator: Iterator<unknown> | undefined;
-    /** Set once the iterator is exhausted, has thrown, or was closed. */
-    let done = false;
+  return (sink) => new IterableFeed(iterable, sink);
+}
 
-    function stop(): void {
-      if (done) return;
-      done = true;
-      closeIterator(sink, () => iterator?.return?.());
+/** `iterableFeed`'s feed, one per subscription. */
+class IterableFeed implements FactoryFeed {
+  /** This subscription's iterator; without one (`start` found none), nothing is pulled or closed. */
+  private iterator: Iterator<unknown> | undefined;
+  /** Set once the iterator is exhausted, has thrown, or was closed. */
+  private done = false;
+
+  constructor(
+    private readonly iterable: Iterable<unknown>,
+    private readonly sink: FactorySink,
+  ) {}
+
+  start(): void {
+    const opened: unknown = this.iterable[Symbol.iterator]();
+    if (isObject(opened)) {
+      this.iterator = opened as Iterator<unknown>;
+    } else {
+      this.sink.fail(new TypeError(expected('tasks[Symbol.iterator]()', 'an iterator object', opened)));
     }
+  }
 
-    return {
-      start() {
-        const opened: unknown = iterable[Symbol.iterator]();
-        if (isObject(opened)) {
-          iterator = opened as Iterator<unknown>;
-        } else {
-          sink.fail(new TypeError(expected('tasks[Symbol.iterator]()', 'an iterator object', opened)));
-        }
-      },
-      request(count) {
-        for (let delivered = 0; delivered < count && !done && iterator; delivered++) {
-          let step: IteratorResult<unknown>;
-          try {
-            step = checkedStep(iterator.next());
-          } catch (error) {
-            done = true;
-            sink.fail(error);
-            return;
-          }
-          if (step.done) {
-            done = true;
-            sink.end();
-            return;
-          }
-          sink.push(step.value);
-        }
-      },
-      // Nothing is ever on its way: a synchronous pull has finished when `request` returns.
-      drain(finish) {
-        stop();
-        finish([]);
-      },
-      stop,
-    };
-  };
+  request(count: number): void {
+    for (let delivered = 0; delivered < count && !this.done && this.iterator; delivered++) {
+      let step: IteratorResult<unknown>;
+      try {
+        step = checkedStep(this.iterator.next());
+      } catch (error) {
+        this.done = true;
+        this.sink.fail(error);
+        return;
+      }
+      if (step.done) {
+        this.done = true;
+        this.sink.end();
+        return;
+      }
+      this.sink.push(step.value);
+    }
+  }
+
+  // Nothing is ever on its way: a synchronous pull has finished when `request` returns.
+  drain(finish: DrainCallback): void {
+    this.stop();
+    finish([]);
+  }
+
+  stop(): void {
+    if (this.done) return;
+    this.done = true;
+    closeIterator(this.sink, () => this.iterator?.return?.());
+  }
 }
 
 /**
@@ -92,9 +112,6 @@ export function iterableFeed(iterable: Iterable<unknown>): (sink: FactorySink) =
 export function asyncIterableFeed(iterable: AsyncIterable<unknown>): (sink: FactorySink) => FactoryFeed {
   return (sink) => new AsyncIterableFeed(iterable, sink);
 }
-
-/** What `drain` is given: told of the factories the feed held or was pulling, and of that pull's error. */
-type DrainCallback = (undelivered: unknown[], failure?: { error: unknown }) => void;
 
 /** `asyncIterableFeed`'s feed, one per subscription. */
 class AsyncIterableFeed implements FactoryFeed {
