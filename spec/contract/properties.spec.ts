@@ -25,7 +25,7 @@ import { kubernetesSlowStart, simulateSlowStart, sizeAfter } from '../model/slow
 
 const runs = propertyRuns(__filename);
 const { numRuns } = runs;
-const timeout = 110_000;
+const { timeout } = runs;
 
 async function checkScenario(scenario: Scenario) {
   const model = simulateSlowStart(toModelScenario(scenario));

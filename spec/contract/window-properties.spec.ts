@@ -36,7 +36,7 @@ import { propertyRuns } from '../support/property-runs.js';
 
 const runs = propertyRuns(__filename);
 const { numRuns } = runs;
-const timeout = 110_000;
+const { timeout } = runs;
 
 const whenOperatorHasWindowPacing = operatorHasWindowPacing ? describe : describe.skip;
 

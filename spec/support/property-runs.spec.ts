@@ -34,6 +34,10 @@ describe('the runs fast-check is given', () => {
     expect(readPropertyRuns({}, atCommit).numRuns).toBe(300);
     expect(readPropertyRuns({ CI: 'true' }, atCommit).numRuns).toBe(2000);
     expect(readPropertyRuns({ CI: 'true', FC_NUM_RUNS: '40' }, atCommit).numRuns).toBe(40);
+    // Ten times CI's count gets ten times its time; fewer runs keep CI's.
+    expect(readPropertyRuns({ FC_NUM_RUNS: '20000' }, atCommit).timeout).toBe(1_200_000);
+    expect(readPropertyRuns({ CI: 'true' }, atCommit).timeout).toBe(120_000);
+    expect(readPropertyRuns({ FC_NUM_RUNS: '40' }, atCommit).timeout).toBe(110_000);
     expect(() => readPropertyRuns({ FC_NUM_RUNS: 'many' }, atCommit)).toThrow('FC_NUM_RUNS must be a positive integer');
   });
 

@@ -33,6 +33,11 @@ export interface PropertyRuns {
   readonly origin: string;
   /** Runs per property: FC_NUM_RUNS, else 2,000 in CI and 300 locally. */
   readonly numRuns: number;
+  /**
+   * How long one property may take, in ms: 110 s at CI's count, and 60 ms a run beyond that, so that a
+   * run at ten times CI's count (FC_NUM_RUNS=20000) is not cut short.
+   */
+  readonly timeout: number;
   /** fast-check's parameters for one property; `runs` for a property that sets its own count. */
   params(runs?: number): PropertyParameters;
 }
@@ -96,6 +101,7 @@ export function readPropertyRuns(env: Env, commit?: () => string | undefined): P
     seed,
     origin,
     numRuns,
+    timeout: Math.max(110_000, numRuns * 60),
     params: (runs = numRuns) => ({ seed, numRuns: runs, endOnFailure, ...(path === undefined ? {} : { path }) }),
   };
 }
