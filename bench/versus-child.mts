@@ -1,7 +1,8 @@
 /**
  * One timing process of bench:versus (versus.mts): `versus-child.mts NEW_DIR OLD_DIR new|old [ROUNDS]
  * [NAME,...]` loads both builds, the one named third first, and runs the workloads, both builds in turn
- * round by round (A B, B A, ...) after warm-up, and the floor beside them where there is one. It reports
+ * round by round (A B, B A, ...) after warm-up, and the floor beside them where there is one. With
+ * `new-alone` or `old-alone` third, it loads that build only, and runs it beside the floor. It reports
  * every sample (see child.mts for the protocol); the parent pools the processes.
  */
 import { loadBuild, type Build } from './build.mjs';
@@ -21,14 +22,17 @@ import {
 } from './versus-plan.mjs';
 
 const [newDir, oldDir, first, roundsArgument, onlyArgument] = [2, 3, 4, 5, 6].map((index) => process.argv.at(index));
-if (!newDir || !oldDir || (first !== 'new' && first !== 'old')) {
-  throw new Error('usage: versus-child.mts NEW_DIR OLD_DIR new|old [ROUNDS] [NAME,...]');
+const modes = ['new', 'old', 'new-alone', 'old-alone'] as const;
+const mode = modes.find((candidate) => candidate === first);
+if (!newDir || !oldDir || mode === undefined) {
+  throw new Error('usage: versus-child.mts NEW_DIR OLD_DIR new|old|new-alone|old-alone [ROUNDS] [NAME,...]');
 }
 const rounds = roundsArgument && roundsArgument !== '-' ? Number(roundsArgument) : undefined;
 const only = onlyArgument?.split(',');
 const selected = (name: string): boolean => only === undefined || only.includes(name);
 
-const order: readonly Which[] = first === 'new' ? ['new', 'old'] : ['old', 'new'];
+/** The builds this process loads, in the order it loads them. */
+const order: readonly Which[] = { new: ['new', 'old'], old: ['old', 'new'], 'new-alone': ['new'], 'old-alone': ['old'] }[mode] as Which[];
 const builds = {} as Record<Which, Build>;
 for (const which of order) builds[which] = loadBuild(which === 'new' ? newDir : oldDir);
 
@@ -43,24 +47,22 @@ for (const which of order) copies[which] = await copyOfWorkloads(which);
 copies.floor = await copyOfWorkloads('floor');
 
 async function runWorkload(workload: Workload): Promise<WorkloadSamples | string> {
-  const runs = { new: workload.run(copies.new, builds.new), old: workload.run(copies.old, builds.old) };
+  const sides: Side[] = [];
   for (const which of order) {
-    const run = runs[which];
+    const run = workload.run(copies[which], builds[which]);
     if (typeof run !== 'function') return `${workload.name}: not run, the ${which} build refuses it: ${run.unsupported}`;
+    sides.push({ name: which, run });
   }
   const floorRun = workload.floor?.(copies.floor);
-  const sides: Side[] = [
-    ...order.map((which) => ({ name: which, run: runs[which] as () => Promise<unknown> })),
-    ...(floorRun ? [{ name: FLOOR, run: floorRun }] : []),
-  ];
+  if (floorRun) sides.push({ name: FLOOR, run: floorRun });
   const comparison = await compare(sides, {
     warmupRounds: workload.warmupRounds,
     rounds: rounds ?? workload.rounds,
     onSample: (side, round, ms) => progress(`${workload.name} ${side.name} round ${round}: ${format.ms(ms)}`),
   });
   const of = (samples: Map<string, number[]>) => ({
-    new: samples.get('new') ?? [],
-    old: samples.get('old') ?? [],
+    ...(order.includes('new') ? { new: samples.get('new') ?? [] } : {}),
+    ...(order.includes('old') ? { old: samples.get('old') ?? [] } : {}),
     ...(floorRun ? { floor: samples.get(FLOOR) ?? [] } : {}),
   });
   return { name: workload.name, ms: of(comparison.samples), cpuMs: of(comparison.cpuSamples) };
@@ -81,7 +83,7 @@ async function runGap(): Promise<{ new: Round[]; old: Round[] }> {
   return measured;
 }
 
-const result: ProcessResult = { first, workloads: [], skipped: [] };
+const result: ProcessResult = { loaded: order, workloads: [], skipped: [] };
 for (const workload of workloads) {
   if (!selected(workload.name)) continue;
   progress(`> ${workload.name}: ${workload.what}`);
@@ -89,7 +91,7 @@ for (const workload of workloads) {
   if (typeof samples === 'string') result.skipped.push(samples);
   else result.workloads.push(samples);
 }
-if (selected('gap')) {
+if (selected('gap') && order.length === 2) {
   progress('> gap: the idle scenario');
   result.gap = await runGap();
 }

@@ -84,17 +84,17 @@ export const workloads: readonly Workload[] = [
 /** Every name `--only` takes: the workloads above, the gap between batches, and the heap (in processes of its own). */
 export const workloadNames: readonly string[] = [...workloads.map((workload) => workload.name), 'gap', 'heap'];
 
-/** Milliseconds per timed round, wall-clock and CPU, of each build and of the floor. */
+/** Milliseconds per timed round, wall-clock and CPU, of each build the process loaded and of the floor. */
 export interface WorkloadSamples {
   name: string;
-  ms: { new: number[]; old: number[]; floor?: number[] };
-  cpuMs: { new: number[]; old: number[]; floor?: number[] };
+  ms: { new?: number[]; old?: number[]; floor?: number[] };
+  cpuMs: { new?: number[]; old?: number[]; floor?: number[] };
 }
 
 /** What one timing process (versus-child.mts) reports. */
 export interface ProcessResult {
-  /** Which build it loaded first. */
-  first: Which;
+  /** The builds it loaded, in the order it loaded them: both, or one alone beside the floor. */
+  loaded: readonly Which[];
   workloads: WorkloadSamples[];
   /** Workloads a build refused, with why. */
   skipped: string[];
