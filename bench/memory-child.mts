@@ -1,11 +1,15 @@
 /**
  * The two memory measurements, each run in its own process (see scenarios/memory.mts) so that neither
  * sees the other's heap. Needs `--expose-gc`: heap sizes are read after full collections.
+ *
+ * `memory-child.mts generator|buffer [--build DIR]`: with `--build`, the build in DIR's dist/ and the rxjs
+ * DIR installed instead of this checkout's sources (bench:versus); nothing else is loaded, so that the
+ * heap holds the same for every build.
  */
-import { from, mergeMap, of, type Observable } from 'rxjs';
+import type { Observable } from 'rxjs';
 import { performance } from 'node:perf_hooks';
+import { loadBuild } from './build.mjs';
 import { reportToParent } from './child.mjs';
-import { slowStart, slowStartBatch } from './subject.mjs';
 import {
   BUFFERED_TASKS,
   GENERATOR_MAX_BATCH,
@@ -15,6 +19,13 @@ import {
 } from './memory-shared.mjs';
 
 const SAMPLE_EVERY = 4096;
+
+const buildFlag = process.argv.indexOf('--build');
+const buildDir = buildFlag === -1 ? undefined : process.argv[buildFlag + 1];
+if (buildFlag !== -1 && !buildDir) throw new Error('memory-child.mts: --build needs the directory of a checkout');
+const build = buildDir === undefined ? undefined : loadBuild(buildDir);
+const { from, mergeMap, of } = build ? build.rxjs : await import('rxjs');
+const { slowStart, slowStartBatch } = build ? build.api : await import('./subject.mjs');
 
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) throw new Error('memory-child.mts needs node --expose-gc');

@@ -78,7 +78,7 @@ export function consoleReport(results: readonly ScenarioResult[]): string {
   return lines.join('\n');
 }
 
-function textTable(header: string[], rows: string[][]): string[] {
+export function textTable(header: string[], rows: string[][]): string[] {
   const widths = header.map((cell, column) => Math.max(cell.length, ...rows.map((row) => row[column]!.length)));
   const line = (row: string[]): string =>
     row

@@ -5,6 +5,7 @@
  */
 import { from, mergeMap } from 'rxjs';
 import { reportToParent } from './child.mjs';
+import { gatedTasks } from './gated-tasks.mjs';
 import { compare, drain, expectEqual, format, median, progress, type Comparison, type Side } from './harness.mjs';
 import { HEAP_SIZE, MERGE_MAP_MAX_SIZE, MERGE_MAP_SLOW_SIZE, WARMUP_TASKS, type WideMeasurement } from './scenarios/wide.mjs';
 import { slowStartBatch } from './subject.mjs';
@@ -147,36 +148,4 @@ function heapAfterCollection(): number {
   gc();
   gc();
   return process.memoryUsage().heapUsed;
-}
-
-interface GatedTasks {
-  factories: Array<() => Promise<number>>;
-  invoked(): number;
-  /** Closes the gate again; called before every run. */
-  reset(): void;
-  /** Opens the gate by hand (when it does not open by itself). */
-  open(): void;
-}
-
-/**
- * N promise factories that all wait on one gate, which opens when the last of them is invoked: all N
- * are pending at once whatever order they are invoked in, and then settle in one go.
- */
-function gatedTasks(count: number, { openWhenAllInvoked = true } = {}): GatedTasks {
-  let invoked = 0;
-  let open: () => void = () => {};
-  let gate = Promise.resolve();
-  const factories = Array.from({ length: count }, (_, i) => () => {
-    if (++invoked === count && openWhenAllInvoked) open();
-    return gate.then(() => i);
-  });
-  return {
-    factories,
-    invoked: () => invoked,
-    reset(): void {
-      invoked = 0;
-      gate = new Promise<void>((resolve) => (open = resolve));
-    },
-    open: () => open(),
-  };
 }

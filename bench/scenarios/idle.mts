@@ -1,26 +1,12 @@
-import { performance } from 'node:perf_hooks';
 import { drain, expectEqual, format, median, progress, type Scenario } from '../harness.mjs';
-import { slowStart, type TaskContext } from '../subject.mjs';
+import { BATCHES, runOnce, TASK_MS, TASKS, type Round, type Runner } from '../idle-run.mjs';
+import { slowStart } from '../subject.mjs';
 
-const TASKS = 1023; // 1 + 2 + 4 + ... + 512: exactly ten full batches with the default options
-const BATCHES = 10;
-const TASK_MS = 10;
 const BOUND_MS = BATCHES * TASK_MS;
 const WARMUP_ROUNDS = 2;
 const ROUNDS = 9;
 const TARGET_RATIO = 1.1;
 const TARGET_GAP_MS = 0.1;
-
-/** One run of the ten batches, by either runner. */
-interface Round {
-  totalMs: number;
-  /** From each batch's last settlement to the next batch's first invocation. */
-  gapsMs: number[];
-  /** From each batch's first invocation to its last settlement: the timers' own share of the time. */
-  batchSpansMs: number[];
-}
-
-type Runner = (tasks: Array<(context: TaskContext) => Promise<number>>) => Promise<void>;
 
 /** The operator under test. */
 const ours: Runner = async (tasks) => {
@@ -134,32 +120,3 @@ export const idle: Scenario = {
     };
   },
 };
-
-async function runOnce(runner: Runner): Promise<Round> {
-  const firstInvocation = new Array<number>(BATCHES).fill(Infinity);
-  const lastSettlement = new Array<number>(BATCHES).fill(-Infinity);
-  const tasks = Array.from(
-    { length: TASKS },
-    (_, i) =>
-      ({ batch }: TaskContext) =>
-        new Promise<number>((resolve) => {
-          firstInvocation[batch] = Math.min(firstInvocation[batch]!, performance.now());
-          setTimeout(() => {
-            lastSettlement[batch] = Math.max(lastSettlement[batch]!, performance.now());
-            resolve(i);
-          }, TASK_MS);
-        }),
-  );
-
-  const start = performance.now();
-  await runner(tasks);
-  const totalMs = performance.now() - start;
-
-  const gapsMs: number[] = [];
-  const batchSpansMs: number[] = [];
-  for (let batch = 0; batch < BATCHES; batch++) {
-    batchSpansMs.push(lastSettlement[batch]! - firstInvocation[batch]!);
-    if (batch + 1 < BATCHES) gapsMs.push(firstInvocation[batch + 1]! - lastSettlement[batch]!);
-  }
-  return { totalMs, gapsMs, batchSpansMs };
-}

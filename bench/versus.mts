@@ -1,0 +1,393 @@
+/**
+ * `npm run bench:versus -- OTHER_CHECKOUT [--processes N] [--alone N] [--rounds N] [--only NAME,...]`: this
+ * checkout's build ("new", built afresh into dist/) against the build of another checkout ("old", whose
+ * dist/ must be built), side by side, on the per-task workloads of the suite.
+ *
+ * Each timing process (versus-child.mts) loads BOTH builds, each from its own `dist/cjs/index.js` with the
+ * rxjs its checkout installed, and runs every workload with the builds in turn, A B, B A, ... after
+ * warm-up rounds: both run under the same load in a round, so the per-round ratio new / old holds on a
+ * noisy machine where the medians alone would not. Several such processes run one after the other, half of
+ * them loading the new build first: measured here, one process could time one copy of a build a steady 20
+ * to 40 % slower than an identical copy beside it, in either direction from one process to the next (V8
+ * compiles the two copies apart, and not always alike), so the ratios are pooled over the processes, and
+ * each process's median is printed too.
+ *
+ * Beside each other, the two builds also share a heap: garbage one build leaves is partly collected during
+ * the other's rounds. When one build makes far more work for the collector (here, 9bd12c4's promise tasks
+ * against fad45bd's), that narrows their ratio to almost nothing. So the workloads with a floor then run
+ * again, each build alone in processes of its own beside the floor (`Promise.all`), the builds alternating,
+ * and the ratio of their ratios to the floor is printed in a second table.
+ *
+ * The heap of 10,000,000 factories needs a process of its own per measurement (memory-child.mts): those
+ * run last, the builds alternating.
+ */
+import { spawnSync } from 'node:child_process';
+import { loadavg } from 'node:os';
+import { loadBuild } from './build.mjs';
+import { repoRoot, runChild } from './child.mjs';
+import { expectEqual, format, median, progress } from './harness.mjs';
+import { BATCHES, TASK_MS, TASKS as IDLE_TASKS, type Round } from './idle-run.mjs';
+import { GENERATOR_MAX_BATCH, GENERATOR_TASKS, type GeneratorMeasurement } from './memory-shared.mjs';
+import { textTable } from './report.mjs';
+import {
+  MAX_PROCESSES,
+  MAX_ROUNDS,
+  workloadNames,
+  workloads,
+  type ProcessResult,
+  type Which,
+  type WorkloadSamples,
+} from './versus-plan.mjs';
+
+const DEFAULT_PROCESSES = 4;
+const DEFAULT_ALONE_PROCESSES = 3;
+const HEAP_RUNS = 3;
+
+const usage = `Usage: npm run bench:versus -- OTHER_CHECKOUT [--processes N] [--alone N] [--rounds N] [--only NAME,...]
+
+Builds this checkout (npm run build) and compares it ("new") with the build in OTHER_CHECKOUT/dist ("old"):
+both builds loaded into each timing process, the workloads interleaved round by round, the ratios pooled
+over the processes.
+
+  --processes N  timing processes, half of them loading the new build first (1 to ${MAX_PROCESSES}; default ${DEFAULT_PROCESSES})
+  --alone N      then, for the workloads with a floor, N processes per build that load that build alone
+                 and run it beside the floor, the builds alternating (0 to ${MAX_PROCESSES}; default ${DEFAULT_ALONE_PROCESSES})
+  --rounds N     timed rounds of every workload in each process (1 to ${MAX_ROUNDS}; default: per workload)
+  --only NAMES   run only these, comma-separated: ${workloadNames.join(', ')}`;
+
+interface Arguments {
+  other: string;
+  processes: number;
+  alone: number;
+  rounds: number | undefined;
+  only: string[] | undefined;
+}
+
+function parseArguments(args: readonly string[]): Arguments {
+  let other: string | undefined;
+  let processes = DEFAULT_PROCESSES;
+  let alone = DEFAULT_ALONE_PROCESSES;
+  let rounds: number | undefined;
+  let only: string[] | undefined;
+  const wholeNumber = (flag: string, value: string | undefined, max: number, min = 1): number => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < min || n > max) fail(`${flag} takes a whole number from ${min} to ${max}`);
+    return n;
+  };
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    if (arg === '--help' || arg === '-h') {
+      console.log(usage);
+      process.exit(0);
+    } else if (arg === '--processes') {
+      processes = wholeNumber(arg, args[++i], MAX_PROCESSES);
+    } else if (arg === '--alone') {
+      alone = wholeNumber(arg, args[++i], MAX_PROCESSES, 0);
+    } else if (arg === '--rounds') {
+      rounds = wholeNumber(arg, args[++i], MAX_ROUNDS);
+    } else if (arg === '--only') {
+      only = (args[++i] ?? '').split(',').filter((name) => name !== '');
+      const unknown = only.filter((name) => !workloadNames.includes(name));
+      if (unknown.length > 0 || only.length === 0) fail(`--only takes names from ${workloadNames.join(', ')}`);
+    } else if (arg.startsWith('-') || other !== undefined) {
+      fail(`unexpected argument ${arg}`);
+    } else {
+      other = arg;
+    }
+  }
+  if (other === undefined) fail('name the other checkout');
+  return { other, processes, alone, rounds, only };
+}
+
+function fail(message: string): never {
+  console.error(`bench:versus: ${message}\n\n${usage}`);
+  process.exit(2);
+}
+
+/** One line of the report. */
+interface Row {
+  name: string;
+  what: string;
+  unit: (value: number) => string;
+  newMedian: number;
+  oldMedian: number;
+  /** new / old, round by round, pooled over the processes. */
+  ratios: number[];
+  /** The median of the ratios within each process, in the order the processes ran. */
+  perProcess?: number[];
+  cpuRatio?: number;
+  /** new / floor and old / floor, medians of the pooled per-round ratios, of wall-clock and of CPU times. */
+  floor?: { newRatio: number; oldRatio: number; newCpuRatio: number; oldCpuRatio: number };
+}
+
+const pairwise = (top: readonly number[], bottom: readonly number[]): number[] => top.map((value, round) => value / bottom[round]);
+
+type Series = 'new' | 'old' | 'floor';
+
+/** One series of a workload's samples in one process: wall-clock or CPU milliseconds per round. */
+const series = (samples: WorkloadSamples, clock: 'ms' | 'cpuMs', which: Series): number[] => samples[clock][which] ?? [];
+
+/** One workload's samples in every process that ran it. */
+const samplesOf = (name: string, results: readonly ProcessResult[]): WorkloadSamples[] =>
+  results.flatMap((result) => result.workloads.filter((workload) => workload.name === name));
+
+/** Per-round ratios of `top` to `bottom` within each process, pooled. */
+const pooledRatios = (samples: readonly WorkloadSamples[], clock: 'ms' | 'cpuMs', top: Series, bottom: Series): number[] =>
+  samples.flatMap((s) => pairwise(series(s, clock, top), series(s, clock, bottom)));
+
+/** Pools one workload's samples over the processes that ran both builds into a row. */
+function workloadRow(name: string, what: string, results: readonly ProcessResult[]): Row | undefined {
+  const samples = samplesOf(name, results);
+  if (samples.length === 0) return undefined;
+  const floorRatio = (clock: 'ms' | 'cpuMs', which: Which): number => median(pooledRatios(samples, clock, which, 'floor'));
+  return {
+    name,
+    what,
+    unit: format.ms,
+    newMedian: median(samples.flatMap((s) => series(s, 'ms', 'new'))),
+    oldMedian: median(samples.flatMap((s) => series(s, 'ms', 'old'))),
+    ratios: pooledRatios(samples, 'ms', 'new', 'old'),
+    perProcess: samples.map((s) => median(pairwise(series(s, 'ms', 'new'), series(s, 'ms', 'old')))),
+    cpuRatio: median(pooledRatios(samples, 'cpuMs', 'new', 'old')),
+    ...(samples.every((s) => s.ms.floor !== undefined)
+      ? {
+          floor: {
+            newRatio: floorRatio('ms', 'new'),
+            oldRatio: floorRatio('ms', 'old'),
+            newCpuRatio: floorRatio('cpuMs', 'new'),
+            oldCpuRatio: floorRatio('cpuMs', 'old'),
+          },
+        }
+      : {}),
+  };
+}
+
+/** One line of the second report: each build alone in its processes, beside the floor. */
+interface AloneRow {
+  name: string;
+  newMedian: number;
+  oldMedian: number;
+  /** Each build's median per-round ratio to the floor, pooled over its processes, and within each. */
+  newFloor: number;
+  oldFloor: number;
+  newFloorPerProcess: number[];
+  oldFloorPerProcess: number[];
+  newCpuFloor: number;
+  oldCpuFloor: number;
+}
+
+function aloneRow(name: string, results: readonly ProcessResult[]): AloneRow | undefined {
+  const of = (which: Which): WorkloadSamples[] =>
+    samplesOf(
+      name,
+      results.filter((result) => result.loaded.length === 1 && result.loaded[0] === which),
+    ).filter((s) => s.ms.floor !== undefined);
+  const newSamples = of('new');
+  const oldSamples = of('old');
+  if (newSamples.length === 0 || oldSamples.length === 0) return undefined;
+  const perProcess = (samples: readonly WorkloadSamples[], which: Which): number[] =>
+    samples.map((s) => median(pairwise(series(s, 'ms', which), series(s, 'ms', 'floor'))));
+  return {
+    name,
+    newMedian: median(newSamples.flatMap((s) => series(s, 'ms', 'new'))),
+    oldMedian: median(oldSamples.flatMap((s) => series(s, 'ms', 'old'))),
+    newFloor: median(pooledRatios(newSamples, 'ms', 'new', 'floor')),
+    oldFloor: median(pooledRatios(oldSamples, 'ms', 'old', 'floor')),
+    newFloorPerProcess: perProcess(newSamples, 'new'),
+    oldFloorPerProcess: perProcess(oldSamples, 'old'),
+    newCpuFloor: median(pooledRatios(newSamples, 'cpuMs', 'new', 'floor')),
+    oldCpuFloor: median(pooledRatios(oldSamples, 'cpuMs', 'old', 'floor')),
+  };
+}
+
+/** The gap between batches, and the total time of the ten batches, pooled over the processes. */
+function gapRows(results: readonly ProcessResult[]): Row[] {
+  const gaps = results.flatMap((result) => (result.gap ? [result.gap] : []));
+  if (gaps.length === 0) return [];
+  const row = (
+    name: string,
+    what: string,
+    unit: (value: number) => string,
+    value: (round: Round) => number,
+    all?: (round: Round) => number[],
+  ): Row => ({
+    name,
+    what,
+    unit,
+    // For the gap, every gap of every run, as the idle scenario reports it; the ratios compare each run's median.
+    newMedian: median(gaps.flatMap((gap) => gap.new.flatMap(all ?? ((round) => [value(round)])))),
+    oldMedian: median(gaps.flatMap((gap) => gap.old.flatMap(all ?? ((round) => [value(round)])))),
+    ratios: gaps.flatMap((gap) => pairwise(gap.new.map(value), gap.old.map(value))),
+    perProcess: gaps.map((gap) => median(pairwise(gap.new.map(value), gap.old.map(value)))),
+  });
+  return [
+    row(
+      'gap',
+      `gap between batches: ${format.count(IDLE_TASKS)} tasks of ${TASK_MS} ms, slowStart(tasks); median of ${BATCHES - 1} per run`,
+      format.us,
+      (round) => median(round.gapsMs),
+      (round) => round.gapsMs,
+    ),
+    row('gap-total', `the same ${BATCHES} batches, total time (at least ${BATCHES * TASK_MS} ms)`, format.ms, (round) => round.totalMs),
+  ];
+}
+
+/** Peak heap over a generator of 10,000,000 factories, one child process per run, the builds alternating. */
+async function heapRows(dirs: Record<Which, string>): Promise<Row[]> {
+  const measured = { new: [] as GeneratorMeasurement[], old: [] as GeneratorMeasurement[] };
+  for (let run = 0; run < HEAP_RUNS; run++) {
+    for (const which of run % 2 === 0 ? (['new', 'old'] as const) : (['old', 'new'] as const)) {
+      const result = await runChild<GeneratorMeasurement>('memory-child.mts', ['generator', '--build', dirs[which]]);
+      expectEqual(result.tasks, GENERATOR_TASKS, `tasks run by the ${which} build`);
+      progress(`heap ${which} run ${run}: peak ${format.mb(result.peakHeap)} in ${result.seconds.toFixed(1)} s`);
+      measured[which].push(result);
+    }
+  }
+  const row = (name: string, what: string, unit: (value: number) => string, value: (result: GeneratorMeasurement) => number): Row => ({
+    name,
+    what,
+    unit,
+    newMedian: median(measured.new.map(value)),
+    oldMedian: median(measured.old.map(value)),
+    ratios: pairwise(measured.new.map(value), measured.old.map(value)),
+  });
+  const generator = `slowStart(generator of ${format.count(GENERATOR_TASKS)}, { maxBatchSize: ${GENERATOR_MAX_BATCH} })`;
+  return [
+    row('heap', `peak heap, ${generator}, a process per run`, format.mb, (result) => result.peakHeap),
+    row('heap-baseline', 'heap before that run, after collection', format.mb, (result) => result.baselineHeap),
+    row(
+      'heap-time',
+      'time of that run',
+      (seconds) => `${seconds.toFixed(2)} s`,
+      (result) => result.seconds,
+    ),
+  ];
+}
+
+const loadAverage = (): string =>
+  loadavg()
+    .map((load) => load.toFixed(2))
+    .join(', ');
+
+const { other, processes, alone, rounds, only } = parseArguments(process.argv.slice(2));
+const selected = (name: string): boolean => only === undefined || only.includes(name);
+
+console.log('Building this checkout (npm run build)...');
+const built = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: repoRoot, stdio: 'inherit' });
+if (built.status !== 0) throw new Error(`the build of this checkout failed (${built.signal ?? `exit ${built.status}`})`);
+const builds = { new: loadBuild(repoRoot), old: loadBuild(other) };
+if (builds.new.dir === builds.old.dir) fail('the other checkout is this one');
+for (const which of ['new', 'old'] as const) {
+  const build = builds[which];
+  console.log(`${which}: ${build.dir} at ${build.commit}, rxjs ${build.rxjsVersion}`);
+}
+console.log(`Node ${process.version}; load average ${loadAverage()}\n`);
+
+const timed = workloads.filter((workload) => selected(workload.name)).map((workload) => workload.name);
+if (selected('gap')) timed.push('gap');
+const results: ProcessResult[] = [];
+if (timed.length > 0) {
+  for (let run = 0; run < processes; run++) {
+    const first: Which = run % 2 === 0 ? 'new' : 'old';
+    console.log(`> timing process ${run + 1} of ${processes}, ${first} build loaded first: ${timed.join(', ')}`);
+    results.push(
+      await runChild<ProcessResult>('versus-child.mts', [builds.new.dir, builds.old.dir, first, String(rounds ?? '-'), timed.join(',')]),
+    );
+  }
+}
+const withFloor = workloads.filter((workload) => selected(workload.name) && workload.floor).map((workload) => workload.name);
+if (withFloor.length > 0) {
+  for (let run = 0; run < 2 * alone; run++) {
+    const which: Which = run % 2 === 0 ? 'new' : 'old';
+    console.log(`> process ${run + 1} of ${2 * alone}, the ${which} build alone beside the floor: ${withFloor.join(', ')}`);
+    results.push(
+      await runChild<ProcessResult>('versus-child.mts', [
+        builds.new.dir,
+        builds.old.dir,
+        `${which}-alone`,
+        String(rounds ?? '-'),
+        withFloor.join(','),
+      ]),
+    );
+  }
+}
+const together = results.filter((result) => result.loaded.length === 2);
+const rows: Row[] = [];
+for (const workload of workloads) {
+  const row = workloadRow(workload.name, workload.what, together);
+  if (row) rows.push(row);
+}
+rows.push(...gapRows(together));
+if (selected('heap')) {
+  console.log(`> heap: ${format.count(GENERATOR_TASKS)} factories from a generator, ${HEAP_RUNS} processes per build`);
+  rows.push(...(await heapRows({ new: builds.new.dir, old: builds.old.dir })));
+}
+
+console.log(`\nnew = ${builds.new.commit} (${builds.new.dir}), old = ${builds.old.commit} (${builds.old.dir})`);
+console.log(
+  textTable(
+    ['workload', 'new', 'old', 'new/old', 'min', 'max', 'n', 'cpu new/old', 'per process', 'floor: new/floor, old/floor (cpu)'],
+    rows.map((row) => [
+      row.name,
+      row.unit(row.newMedian),
+      row.unit(row.oldMedian),
+      format.ratio(median(row.ratios)),
+      format.ratio(Math.min(...row.ratios)),
+      format.ratio(Math.max(...row.ratios)),
+      String(row.ratios.length),
+      row.cpuRatio === undefined ? '' : format.ratio(row.cpuRatio),
+      row.perProcess ? row.perProcess.map(format.ratio).join(' ') : '',
+      row.floor
+        ? `${format.ratio(row.floor.newRatio)}, ${format.ratio(row.floor.oldRatio)} ` +
+          `(${format.ratio(row.floor.newCpuRatio)}, ${format.ratio(row.floor.oldCpuRatio)})`
+        : '',
+    ]),
+  ).join('\n'),
+);
+console.log(
+  '\nnew and old: medians of every timed round. new/old: the median of the per-round ratios, pooled over the ' +
+    'timing processes; min, max: their extremes; n: how many. cpu: the same of CPU times (less sensitive to other ' +
+    'processes). per process: the median ratio within each timing process, the first loading the new build first. ' +
+    `floor: each build's median per-round ratio to the same tasks through Promise.all, without the operator.`,
+);
+for (const row of rows) console.log(`  ${row.name}: ${row.what}`);
+const aloneRows = withFloor.flatMap((name) => aloneRow(name, results) ?? []);
+if (aloneRows.length > 0) {
+  console.log(`\nEach build alone in its processes (${alone} per build), beside the floor, Promise.all over the same tasks:`);
+  console.log(
+    textTable(
+      [
+        'workload',
+        'new',
+        'old',
+        'new/old',
+        'new/floor',
+        'old/floor',
+        'ratio of the two',
+        'cpu',
+        'new/floor per process',
+        'old/floor per process',
+      ],
+      aloneRows.map((row) => [
+        row.name,
+        format.ms(row.newMedian),
+        format.ms(row.oldMedian),
+        format.ratio(row.newMedian / row.oldMedian),
+        format.ratio(row.newFloor),
+        format.ratio(row.oldFloor),
+        format.ratio(row.newFloor / row.oldFloor),
+        format.ratio(row.newCpuFloor / row.oldCpuFloor),
+        row.newFloorPerProcess.map(format.ratio).join(' '),
+        row.oldFloorPerProcess.map(format.ratio).join(' '),
+      ]),
+    ).join('\n'),
+  );
+  console.log(
+    'new, old: medians of every timed round; new/old: the ratio of those medians, from different processes. new/floor, ' +
+      "old/floor: each build's median per-round ratio to the floor in its own processes; ratio of the two: " +
+      '(new/floor) / (old/floor), of wall-clock and of CPU times. Alone, a build pays for all of its garbage; beside the ' +
+      "other build, part of it is collected during the other build's rounds, which narrows the ratios of the first table.",
+  );
+}
+for (const line of new Set(results.flatMap((result) => result.skipped))) console.log(line);
+console.log(`Load average at the end ${loadAverage()}`);
