@@ -79,7 +79,6 @@ function play(createRunner: CreateRunner, scenario: Scenario): Log {
   let nextTask = 0;
   let nextFactory = 0;
   let sink: FactorySink | undefined;
-  let runner: { start(): void; stop(): void } | undefined;
   const host: RunnerHost<unknown> = {
     subscribeTask(input: unknown, observer: TaskObserver): Cancellable {
       if (typeof input !== 'object' || input === null || !('manual' in input)) throw new TypeError('not a task');
@@ -142,7 +141,7 @@ function play(createRunner: CreateRunner, scenario: Scenario): Log {
           },
         }),
   });
-  runner = createRunner(host, createFeed, options);
+  const runner = createRunner(host, createFeed, options);
   runner.start();
   for (const action of scenario.actions) {
     switch (action.kind) {
@@ -156,7 +155,7 @@ function play(createRunner: CreateRunner, scenario: Scenario): Log {
                 (context: { index: number; batch: number; attempt: number }) => {
                   log.push(['invoke', id, context.index, context.batch, context.attempt]);
                   if (behaviour === 'throws') throw new Error(`factory ${id} threw`);
-                  if (behaviour === 'stops') runner?.stop();
+                  if (behaviour === 'stops') runner.stop();
                   return { manual: behaviour === 'stops' ? 'manual' : behaviour };
                 },
                 { id },
@@ -172,7 +171,7 @@ function play(createRunner: CreateRunner, scenario: Scenario): Log {
         break;
       case 'settle': {
         const candidates = open.filter((task) => !task.settled);
-        const task = candidates[action.pick % Math.max(1, candidates.length)];
+        const task = candidates.at(action.pick % Math.max(1, candidates.length));
         if (task === undefined) break;
         task.settled = true;
         log.push(['settle', task.id, action.ok]);
@@ -281,8 +280,8 @@ describe('the runner against the runner it replaces', () => {
     const counts = Object.fromEntries(Object.keys(reached).map((name) => [name, 0]));
     fc.assert(
       fc.property(scenario, (generated) => {
-        const log = play(createNewRunner as CreateRunner, generated);
-        expect(log).toEqual(play(createOldRunner as CreateRunner, generated));
+        const log = play(createNewRunner, generated);
+        expect(log).toEqual(play(createOldRunner, generated));
         for (const [name, test] of Object.entries(reached)) if (test(log)) counts[name]++;
       }),
       { numRuns },
