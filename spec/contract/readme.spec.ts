@@ -4,6 +4,7 @@
 // (Its TypeScript snippets are compiled by `npm run check:readme`.)
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { inspect } from 'node:util';
 import { catchError, map, of, tap, throwError } from 'rxjs';
 import { isSlowStartBatchError, nextBatchSize, slowStart, slowStartBatch, type TaskContext, type TaskFactory } from '../../src/index';
 import { createScheduler, type ColdObservable } from '../support/marbles';
@@ -167,6 +168,9 @@ describe("the README's TaskContext", () => {
     expect(named(claim![1])).toEqual(Reflect.ownKeys(context).filter((key) => Object.prototype.propertyIsEnumerable.call(context, key)));
     expect(claim![2]).toContain('read-only');
     expect(Object.isFrozen(context)).toBe(true);
+    // "console.log(context) shows those four and nothing of the run"
+    expect(claim![2]).toContain('`console.log(context)` shows');
+    expect([...inspect(context).matchAll(/(\w+):/g)].map((match) => match[1])).toEqual(named(claim![1]));
   });
 
   it('lists every field of a context where it says what a task is', () => {
