@@ -1,6 +1,6 @@
 import type { TaskContext } from './types.js';
 
-/** What a context view reads from: the task's index and batch, and its signal made on first read. */
+/** What a context is made from: the task's index, batch and attempt, and its signal made on first read. */
 export interface ContextSource {
   readonly index: number;
   readonly batch: number;
@@ -8,30 +8,36 @@ export interface ContextSource {
   readonly signal: AbortSignal;
 }
 
-/** The properties a factory sees on its context. */
-const contextKeys: ReadonlyArray<string | symbol> = ['index', 'batch', 'attempt', 'signal'];
+/**
+ * A context's link to its task: a symbol of this module's own, on a property that is not enumerable,
+ * so that `{ ...context }`, `Object.assign`, `Object.keys` and `console.log` leave it out.
+ */
+const task = Symbol();
 
 /**
- * Shows a task as its context, a plain read-only `{ index, batch, attempt, signal }`. A task makes its signal's
- * `AbortController` on first read of `signal` (most tasks never read it, and one per task would cost
- * more than the rest of a task's bookkeeping), so `signal` is a getter; a getter on a prototype is not
- * copied by `{ ...context }` or `Object.assign({}, context)`, and a copy passed on to `fetch` could
- * then not be cancelled. This view reports them as own properties, so every copy reads them, and
- * hides the rest of the task. A getter defined on each context cost twice as much per task.
+ * The `signal` of every context: one getter for all of them, reading the task's own `signal`, which
+ * makes its `AbortController` on first read (most tasks never read it, and one per task would cost
+ * more than the rest of a task's bookkeeping). It is an own, enumerable property, so a copy made by
+ * `{ ...context }` or `Object.assign({}, context)` reads it and keeps the task's signal. A getter made
+ * for each context instead gives each one a shape of its own, which cost twice as much per task.
  */
-export const contextView: ProxyHandler<ContextSource> = {
-  get: (task, key) => (contextKeys.includes(key) ? task[key as keyof TaskContext] : undefined),
-  has: (_, key) => contextKeys.includes(key),
-  // Stryker disable next-line MethodExpression: the engine copies the list a trap returns before anyone sees it
-  ownKeys: () => contextKeys.slice(),
-  getOwnPropertyDescriptor: (task, key) =>
-    contextKeys.includes(key)
-      ? { value: task[key as keyof TaskContext], enumerable: true, configurable: true, writable: false }
-      : undefined,
-  // The context is read-only, as its type says.
-  // Stryker disable ArrowFunction: a trap that answers undefined refuses the write as false does
-  set: () => false,
-  defineProperty: () => false,
-  deleteProperty: () => false,
-  // Stryker restore ArrowFunction
+const signal = {
+  get(this: { readonly [task]: ContextSource }): AbortSignal {
+    return this[task].signal;
+  },
+  enumerable: true,
 };
+
+/**
+ * Makes a task's context: a plain, frozen `{ index, batch, attempt, signal }` whose prototype is
+ * `Object.prototype`. Frozen, it is read-only as its type says, and a factory that freezes or seals it
+ * again changes nothing; `signal` still reads the task, which is not the context and stays writable.
+ */
+export function createContext(source: ContextSource): TaskContext {
+  const context = { index: source.index, batch: source.batch, attempt: source.attempt };
+  // The link before the getter: contexts then share a shape that starts with this module's own
+  // symbol, which no other code's `signal` getter on an `{ index, batch, attempt }` can share and spoil.
+  Object.defineProperty(context, task, { value: source });
+  Object.defineProperty(context, 'signal', signal);
+  return Object.freeze(context) as TaskContext;
+}

@@ -1,6 +1,6 @@
 import type { Cancellable, TaskObserver } from './host.js';
 import type { ResultGroup } from './result-book.js';
-import { contextView, type ContextSource } from './task-context.js';
+import { createContext, type ContextSource } from './task-context.js';
 import type { TaskContext } from './types.js';
 
 /**
@@ -23,7 +23,7 @@ export class TaskRun<T> implements TaskObserver, ContextSource {
   private controller: AbortController | undefined;
   /** Set once the task is torn down, so a signal read later is born aborted. */
   private tornDown = false;
-  /** What the factory is given: a read-only view of this task's `index`, `batch`, `attempt` and `signal`. */
+  /** What the factory is given: a plain, frozen object with this task's `index`, `batch`, `attempt` and `signal`. */
   readonly context: TaskContext;
 
   constructor(
@@ -39,7 +39,7 @@ export class TaskRun<T> implements TaskObserver, ContextSource {
     /** The runner's `settle`. */
     private readonly onSettle: (run: TaskRun<T>, fulfilled: boolean, outcome: unknown) => void,
   ) {
-    this.context = new Proxy<ContextSource>(this, contextView);
+    this.context = createContext(this);
   }
 
   /** The task's position in the source. */

@@ -2,6 +2,19 @@ import type { ObservableInput, ObservedValueOf } from 'rxjs';
 
 /**
  * What a task factory is told about the task it is asked to start.
+ *
+ * A context is an ordinary object: its prototype is `Object.prototype` and its own enumerable
+ * properties are exactly `index`, `batch`, `attempt` and `signal`, so `console.log(context)` shows
+ * those four and nothing of the run behind them, and `{ ...context }` or `Object.assign({}, context)`
+ * copies all four: the copy's `signal` is the task's own, and aborts when the task is torn down.
+ *
+ * It is read-only, as its type says: it is frozen, so an assignment to it throws a `TypeError` in
+ * strict-mode code (every module, every class) and is ignored elsewhere, and nothing written to it can
+ * change what the run or `retry.when` sees. Freezing, sealing it or making it non-extensible again
+ * changes nothing; `signal` can still be read afterwards.
+ *
+ * A property that is neither enumerable nor named by a string links the context to its task; copies
+ * do not carry it, and `console.log` does not show it.
  */
 export interface TaskContext {
   /** The task's 0-based position in the source. */
@@ -12,8 +25,10 @@ export interface TaskContext {
   readonly attempt: number;
   /**
    * Aborts when the task is torn down because the subscriber unsubscribed. Pass it to `fetch()` or
-   * anything else that takes an `AbortSignal`. It is created on first read, so tasks that never read
-   * it pay nothing for it.
+   * anything else that takes an `AbortSignal`. It is a getter, and its `AbortController` is made on
+   * first read (copying the context reads it): a task that never reads it pays nothing for it, and one
+   * that reads it again and again, or copies its context, gets one and the same signal. Read after the
+   * task was torn down, it is already aborted.
    */
   readonly signal: AbortSignal;
 }

@@ -1,10 +1,12 @@
 // Claims of README.md, checked against the code: its marble diagram (read from the README and run),
-// its API list, its nextBatchSize example and the batch sizes behind its ten-million-generator figure.
+// its API list, its nextBatchSize example, the batch sizes behind its ten-million-generator figure and
+// what it says a TaskContext holds.
 // (Its TypeScript snippets are compiled by `npm run check:readme`.)
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { catchError, map, tap, throwError } from 'rxjs';
-import { isSlowStartBatchError, nextBatchSize, slowStartBatch, type TaskFactory } from '../../src/index';
+import { inspect } from 'node:util';
+import { catchError, map, of, tap, throwError } from 'rxjs';
+import { isSlowStartBatchError, nextBatchSize, slowStart, slowStartBatch, type TaskContext, type TaskFactory } from '../../src/index';
 import { createScheduler, type ColdObservable } from '../support/marbles';
 
 const readme = readFileSync(join(__dirname, '..', '..', 'README.md'), 'utf8');
@@ -140,5 +142,39 @@ describe("the README's ten-million-generator figure", () => {
     expect(sizes).toHaveLength(24);
     expect(sizes[22]).toBe(4_194_304);
     expect(sizes.at(-1)).toBe(1_611_393);
+  });
+});
+
+describe("the README's TaskContext", () => {
+  /** The context a factory is given. */
+  function aContext(): TaskContext {
+    const contexts: TaskContext[] = [];
+    slowStart([
+      (context: TaskContext) => {
+        contexts.push(context);
+        return of(0);
+      },
+    ]).subscribe();
+    return contexts[0];
+  }
+
+  /** The names in backquotes in `text`. */
+  const named = (text: string): string[] => [...text.matchAll(/`(\w+)`/g)].map((match) => match[1]);
+
+  it('names exactly the own properties a context has, and it is read-only as said', () => {
+    const claim = /A `TaskContext` shows exactly ([\s\S]+?) as its own properties([\s\S]+?)\n- /.exec(readme);
+    expect(claim).not.toBeNull();
+    const context = aContext();
+    expect(named(claim![1])).toEqual(Reflect.ownKeys(context).filter((key) => Object.prototype.propertyIsEnumerable.call(context, key)));
+    expect(claim![2]).toContain('read-only');
+    expect(Object.isFrozen(context)).toBe(true);
+    // "console.log(context) shows those four and nothing of the run"
+    expect(claim![2]).toContain('`console.log(context)` shows');
+    expect([...inspect(context).matchAll(/(\w+):/g)].map((match) => match[1])).toEqual(named(claim![1]));
+  });
+
+  it('lists every field of a context where it says what a task is', () => {
+    const task = /\n- \*\*A task\*\*([\s\S]+?)\n- /.exec(section("What it does, in a user's words"))?.[1] ?? '';
+    for (const key of Object.keys(aContext())) expect([key, named(task).includes(key)]).toEqual([key, true]);
   });
 });

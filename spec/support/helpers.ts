@@ -53,3 +53,18 @@ export async function errorsReportedLater(body: () => Promise<void>): Promise<un
   }
   return reported;
 }
+
+/**
+ * Counts the `AbortController`s made while `body` runs: `globalThis.AbortController` is replaced by a
+ * spy that makes real ones, so that the code under test works as it would.
+ */
+export function abortControllersMade(body: () => void): number {
+  const Original = globalThis.AbortController;
+  const spy = jest.spyOn(globalThis, 'AbortController').mockImplementation(() => new Original());
+  try {
+    body();
+    return spy.mock.calls.length;
+  } finally {
+    spy.mockRestore();
+  }
+}

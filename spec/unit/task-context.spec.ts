@@ -1,40 +1,172 @@
 /**
- * The read-only view a factory gets of its task (src/task-context.ts), alone: what it shows, and that
- * nothing can be written through it.
+ * What a factory is told about its task (src/task-context.ts), alone and as a task makes it: an
+ * ordinary frozen object that shows its four fields and nothing of the task, can be copied without
+ * losing its signal, and makes no AbortController that nobody asked for.
  */
-import { contextView, type ContextSource } from '../../src/task-context';
+import { inspect } from 'node:util';
+import { ResultBook } from '../../src/result-book';
+import { createContext } from '../../src/task-context';
+import { TaskRun } from '../../src/task-run';
+import type { TaskContext } from '../../src/types';
+import { abortControllersMade } from '../support/helpers';
 
-function view(): { context: Record<PropertyKey, unknown>; source: ContextSource & { hidden: string } } {
-  const source = { index: 3, batch: 1, attempt: 2, signal: new AbortController().signal, hidden: 'not shown' };
-  return { context: new Proxy(source, contextView) as unknown as Record<PropertyKey, unknown>, source };
+describe('createContext', () => {
+  it("copies index, batch and attempt when made, and reads its source's signal each time its own is read", () => {
+    const signal = new AbortController().signal;
+    let reads = 0;
+    const source = {
+      index: 3,
+      batch: 1,
+      attempt: 2,
+      get signal() {
+        reads++;
+        return signal;
+      },
+    };
+    const context = createContext(source);
+    void inspect(context);
+    expect([reads, Object.getOwnPropertyDescriptor(context, 'index')]).toEqual([
+      0,
+      { value: 3, writable: false, enumerable: true, configurable: false },
+    ]);
+    expect([context.signal, { ...context }.signal, reads]).toEqual([signal, signal, 2]);
+    expect(Object.getOwnPropertyDescriptor(context, 'signal')).toEqual({
+      get: expect.any(Function),
+      set: undefined,
+      enumerable: true,
+      configurable: false,
+    });
+  });
+});
+
+/** A task alone, as the runner makes it, and the context its factory would be given. */
+function task() {
+  const book = new ResultBook<string>();
+  book.join(true, 1);
+  // The second result, from source index 1: the task at its position 2 has index 3 and batch 1.
+  const run = new TaskRun<string>(
+    book.join(true, 4),
+    2,
+    () => undefined,
+    2,
+    0,
+    () => undefined,
+  );
+  return { run, context: run.context };
 }
 
-describe('contextView', () => {
-  it('shows index, batch, attempt and signal as own, enumerable, read-only properties, and nothing else', () => {
-    const { context, source } = view();
-    expect({ ...context }).toEqual({ index: 3, batch: 1, attempt: 2, signal: source.signal });
-    expect(['index', 'batch', 'attempt', 'signal', 'hidden'].map((key) => key in context)).toEqual([true, true, true, true, false]);
-    expect(context.hidden).toBeUndefined();
-    expect(Object.getOwnPropertyDescriptor(context, 'index')).toEqual({ value: 3, enumerable: true, configurable: true, writable: false });
-    expect(Object.getOwnPropertyDescriptor(context, 'hidden')).toBeUndefined();
+/** Names that belong to the runner's task, not to what its factory is told. */
+const internalNames = [
+  'TaskRun',
+  'group',
+  'position',
+  'factory',
+  'dropsAtStart',
+  'onSettle',
+  'settled',
+  'subscription',
+  'controller',
+  'tornDown',
+];
+
+describe("a task's context", () => {
+  it('is an ordinary object with exactly index, batch, attempt and signal as its own enumerable properties', () => {
+    const { context } = task();
+    expect(Object.getPrototypeOf(context)).toBe(Object.prototype);
+    expect(Object.keys(context)).toEqual(['index', 'batch', 'attempt', 'signal']);
+    expect(Object.getOwnPropertyNames(context)).toEqual(['index', 'batch', 'attempt', 'signal']);
+    // What links it to its task is not shown: no enumerable symbol, nothing a copy would carry.
+    expect(Object.getOwnPropertySymbols(context).filter((key) => Object.prototype.propertyIsEnumerable.call(context, key))).toEqual([]);
+    expect([context.index, context.batch, context.attempt]).toEqual([3, 1, 2]);
+    expect(context.signal).toBeInstanceOf(AbortSignal);
   });
 
-  it('gives a fresh list of keys each time, so that changing one list changes nothing', () => {
-    const { context } = view();
-    const keys = Reflect.ownKeys(context);
-    keys.push('extra');
-    expect(Reflect.ownKeys(context)).toEqual(['index', 'batch', 'attempt', 'signal']);
+  it("answers Object.prototype's methods as any object does", () => {
+    const { context } = task();
+    // What user code does with any object, which lint rules would steer it away from.
+    /* eslint-disable no-prototype-builtins, @typescript-eslint/no-base-to-string, @typescript-eslint/no-unnecessary-template-expression */
+    expect(['index', 'batch', 'attempt', 'signal', 'factory'].map((key) => context.hasOwnProperty(key))).toEqual([
+      true,
+      true,
+      true,
+      true,
+      false,
+    ]);
+    expect(Object.hasOwn(context, 'signal')).toBe(true);
+    expect(context.toString()).toBe('[object Object]');
+    expect(String(context)).toBe('[object Object]');
+    expect(`${context as unknown as string}`).toBe('[object Object]');
+    /* eslint-enable no-prototype-builtins, @typescript-eslint/no-base-to-string, @typescript-eslint/no-unnecessary-template-expression */
+    expect(context.valueOf()).toBe(context);
+    expect(Object.prototype.isPrototypeOf.call(Object.prototype, context)).toBe(true);
   });
 
-  it('refuses every write: assignment, definition and deletion', () => {
-    const { context, source } = view();
-    expect(Reflect.set(context, 'index', 9)).toBe(false);
-    expect(Reflect.defineProperty(context, 'batch', { value: 9 })).toBe(false);
-    expect(Reflect.deleteProperty(context, 'attempt')).toBe(false);
-    // In strict mode (every module) a refused write throws.
+  it('shows only its four fields when inspected, nothing of the task behind it', () => {
+    const { context } = task();
+    const shown = inspect(context);
+    expect(shown).toBe('{ index: 3, batch: 1, attempt: 2, signal: [Getter] }');
+    for (const name of internalNames) expect([name, shown.includes(name)]).toEqual([name, false]);
+  });
+
+  it('can be frozen, sealed or made non-extensible without touching its task; its signal still works', () => {
+    for (const lock of [Object.freeze, Object.seal, Object.preventExtensions]) {
+      const { run, context } = task();
+      lock(context);
+      // The runner still writes to its task.
+      run.subscription = { unsubscribe: () => undefined };
+      expect(Object.isExtensible(run)).toBe(true);
+      const { signal } = context;
+      expect(signal.aborted).toBe(false);
+      run.tearDown(() => undefined);
+      expect([signal.aborted, context.signal]).toEqual([true, signal]);
+    }
+  });
+
+  it('refuses writes, so that nothing written to it reaches the runner', () => {
+    const { run, context } = task();
+    const writable = context as unknown as Record<string, unknown>;
+    expect(Reflect.set(writable, 'attempt', 1)).toBe(false);
+    expect(Reflect.set(writable, 'signal', null)).toBe(false);
+    expect(Reflect.defineProperty(writable, 'index', { value: 9 })).toBe(false);
+    expect(Reflect.deleteProperty(writable, 'batch')).toBe(false);
+    expect(Reflect.set(writable, 'extra', 1)).toBe(false);
     expect(() => {
-      context.index = 9;
+      writable.attempt = 1;
     }).toThrow(TypeError);
-    expect([source.index, source.batch, source.attempt]).toEqual([3, 1, 2]);
+    expect([context.index, context.batch, context.attempt, run.attempt]).toEqual([3, 1, 2, 2]);
+  });
+
+  it('keeps a working signal in copies made with spread or Object.assign, even before signal was read', () => {
+    const { run, context } = task();
+    const copies = [{ ...context }, Object.assign({}, context)];
+    expect(copies.map((copy) => copy.signal)).toEqual([context.signal, context.signal]);
+    run.tearDown(() => undefined);
+    expect(copies.map((copy) => copy.signal.aborted)).toEqual([true, true]);
+  });
+
+  it('makes no AbortController until signal is read, and one however often it is read or copied', () => {
+    let context: TaskContext | undefined;
+    const seen: unknown[] = [];
+    expect(
+      abortControllersMade(() => {
+        context = task().context;
+        seen.push(
+          context.index,
+          context.batch,
+          context.attempt,
+          Object.keys(context),
+          inspect(context),
+          Object.prototype.toString.call(context),
+        );
+        Object.freeze(context);
+      }),
+    ).toBe(0);
+    expect(
+      abortControllersMade(() => {
+        const read = context!;
+        seen.push(read.signal, read.signal, { ...read }.signal, Object.assign({}, read).signal, read.signal);
+      }),
+    ).toBe(1);
+    expect(new Set(seen.slice(6)).size).toBe(1);
   });
 });
