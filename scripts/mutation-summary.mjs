@@ -1,11 +1,12 @@
-// `node scripts/mutation-summary.mjs [report.json]`: the tables of MUTATION.md, from the JSON report of
+// `node scripts/mutation-summary.mjs [report.json ...]`: the tables of MUTATION.md, from the JSON reports of
 // `npm run mutation` (reports/mutation/mutation.json by default): the score, the score of each file,
 // every mutant skipped by name (stryker/shortcuts.mjs) with its reason, and every mutant left undetected.
 import { readFileSync } from 'node:fs';
 import { shortcuts } from '../stryker/shortcuts.mjs';
 
-const reportPath = process.argv[2] ?? 'reports/mutation/mutation.json';
-const report = JSON.parse(readFileSync(reportPath, 'utf8'));
+// Several reports (of runs over parts of src/) are read as one.
+const reportPaths = process.argv.length > 2 ? process.argv.slice(2) : ['reports/mutation/mutation.json'];
+const report = { files: Object.assign({}, ...reportPaths.map((path) => JSON.parse(readFileSync(path, 'utf8')).files)) };
 
 const detectedStatuses = new Set(['Killed', 'Timeout']);
 const undetectedStatuses = new Set(['Survived', 'NoCoverage']);

@@ -377,4 +377,79 @@ describe('createRunner() on a host without RxJS', () => {
     expect(events.map(([kind]) => kind)).toEqual(['emit', 'complete']);
     expect(unhandled).toEqual([teardownError]);
   });
+
+  // What follows was found by mutation testing of the runner in its pieces (src/run/).
+
+  it('reads no clock and asks for nothing when a factory comes after the subscriber left', () => {
+    const { feed, runner, clock } = setUp({ flushAfter: 10 });
+    const task = new ManualTask();
+    feed.sink.push(factoryOf(task, []));
+    task.observer!.complete();
+    runner.stop();
+    const reads = clock.reads;
+    feed.sink.push(factoryOf(new ManualTask(), []));
+    expect(clock.reads).toBe(reads);
+    expect(feed.requests).toEqual([1, 2]);
+  });
+
+  it('does nothing with a factory that comes after the stream completed, before any unsubscription', () => {
+    const { feed, events, clock } = setUp({ flushAfter: 10 });
+    const task = new ManualTask();
+    feed.sink.push(factoryOf(task, []));
+    feed.sink.end();
+    task.observer!.complete();
+    expect(events.map(([kind]) => kind)).toEqual(['emit', 'complete']);
+    const [reads, requests] = [clock.reads, [...feed.requests]];
+    const late = new ManualTask();
+    feed.sink.push(factoryOf(late, []));
+    expect([clock.reads, feed.requests, late.observer]).toEqual([reads, requests, undefined]);
+  });
+
+  it('reads the clock for flushAfter only when the last task in flight settles', () => {
+    const { feed, clock } = setUp({ initialBatchSize: 3, flushAfter: 10 });
+    const tasks = [new ManualTask(), new ManualTask(), new ManualTask(), new ManualTask()];
+    tasks.forEach((task) => feed.sink.push(factoryOf(task, [])));
+    // Three run, the fourth waits: only the last of the three to settle asks whether it is overdue.
+    const reads = clock.reads;
+    tasks[0].observer!.complete();
+    tasks[1].observer!.complete();
+    expect(clock.reads).toBe(reads);
+    tasks[2].observer!.complete();
+    expect(clock.reads).toBeGreaterThan(reads);
+  });
+
+  it('does not count a factory as overdue when none waits as the last task settles', () => {
+    const { feed, advanceTo } = setUp({ initialBatchSize: 1, flushAfter: 10 });
+    const first = new ManualTask();
+    feed.sink.push(factoryOf(first, []));
+    advanceTo(20);
+    first.observer!.complete();
+    // The next batch holds 2: one factory alone waits for the second or for flushAfter.
+    const second = new ManualTask();
+    feed.sink.push(factoryOf(second, []));
+    expect(second.observer).toBeUndefined();
+    advanceTo(30);
+    expect(second.observer).toBeDefined();
+  });
+
+  it('arms no flush timer for a waiting factory while a task is in flight', () => {
+    const { feed, timers } = setUp({ initialBatchSize: 1, flushAfter: 10 });
+    feed.sink.push(factoryOf(new ManualTask(), []));
+    feed.sink.push(factoryOf(new ManualTask(), []));
+    expect(pendingTimers(timers)).toEqual([]);
+  });
+
+  it('does not ask retry.when about a failure once the run is stopping', () => {
+    const asked: number[] = [];
+    const { feed, events } = setUp({
+      initialBatchSize: 2,
+      retry: { when: (_error: unknown, { index }: { index: number }) => (asked.push(index), index !== 0), delay: 0 },
+    });
+    const tasks = [new ManualTask(), new ManualTask()];
+    tasks.forEach((task) => feed.sink.push(factoryOf(task, [])));
+    tasks[0].observer!.error(new Error('fatal'));
+    tasks[1].observer!.error(new Error('would be transient'));
+    expect(asked).toEqual([0]);
+    expect(events.map(([kind]) => kind)).toEqual(['error']);
+  });
 });
