@@ -8,11 +8,37 @@ export interface ContextSource {
   readonly signal: AbortSignal;
 }
 
+/** A base class whose constructor returns the object it is given, so that a subclass adds its fields to it. */
+// eslint-disable-next-line @typescript-eslint/no-extraneous-class -- the constructor's return is the point
+class Extend {
+  constructor(target: object) {
+    return target;
+  }
+}
+
 /**
- * A context's link to its task: a symbol of this module's own, on a property that is not enumerable,
- * so that `{ ...context }`, `Object.assign`, `Object.keys` and `console.log` leave it out.
+ * A context's link to its task: a private field that `ContextLink`'s constructor adds to the context
+ * (through `Extend`), not a property. `{ ...context }`, `Object.assign`, `Reflect.ownKeys` and
+ * `console.log` cannot see it, and adding it costs what a plain property costs. A symbol-keyed property
+ * hidden with `Object.defineProperty` cost as much again as the rest of the context.
  */
-const task = Symbol();
+class ContextLink extends Extend {
+  readonly #source: ContextSource;
+
+  private constructor(context: object, source: ContextSource) {
+    super(context);
+    this.#source = source;
+  }
+
+  static link(context: object, source: ContextSource): void {
+    new ContextLink(context, source);
+  }
+
+  /** The signal of the task linked to `context`. */
+  static signal(context: object): AbortSignal {
+    return (context as ContextLink).#source.signal;
+  }
+}
 
 /**
  * The `signal` of every context: one getter for all of them, reading the task's own `signal`, which
@@ -22,22 +48,20 @@ const task = Symbol();
  * for each context instead gives each one a shape of its own, which cost twice as much per task.
  */
 const signal = {
-  get(this: { readonly [task]: ContextSource }): AbortSignal {
-    return this[task].signal;
+  get(this: object): AbortSignal {
+    return ContextLink.signal(this);
   },
   enumerable: true,
 };
 
 /**
- * Makes a task's context: a plain, frozen `{ index, batch, attempt, signal }` whose prototype is
- * `Object.prototype`. Frozen, it is read-only as its type says, and a factory that freezes or seals it
- * again changes nothing; `signal` still reads the task, which is not the context and stays writable.
+ * Makes a task's context: a plain `{ index, batch, attempt, signal }` whose prototype is
+ * `Object.prototype`. It holds copies: what a factory writes to it, or a freeze or a seal, reaches
+ * nothing of the runner's, and `signal` keeps reading the task.
  */
 export function createContext(source: ContextSource): TaskContext {
   const context = { index: source.index, batch: source.batch, attempt: source.attempt };
-  // The link before the getter: contexts then share a shape that starts with this module's own
-  // symbol, which no other code's `signal` getter on an `{ index, batch, attempt }` can share and spoil.
-  Object.defineProperty(context, task, { value: source });
+  ContextLink.link(context, source);
   Object.defineProperty(context, 'signal', signal);
-  return Object.freeze(context) as TaskContext;
+  return context as TaskContext;
 }

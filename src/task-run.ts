@@ -23,7 +23,7 @@ export class TaskRun<T> implements TaskObserver, ContextSource {
   private controller: AbortController | undefined;
   /** Set once the task is torn down, so a signal read later is born aborted. */
   private tornDown = false;
-  /** What the factory is given: a plain, frozen object with this task's `index`, `batch`, `attempt` and `signal`. */
+  /** What the factory is given: an ordinary object with this task's `index`, `batch`, `attempt` and `signal`. */
   readonly context: TaskContext;
 
   constructor(

@@ -8,13 +8,11 @@ import type { ObservableInput, ObservedValueOf } from 'rxjs';
  * those four and nothing of the run behind them, and `{ ...context }` or `Object.assign({}, context)`
  * copies all four: the copy's `signal` is the task's own, and aborts when the task is torn down.
  *
- * It is read-only, as its type says: it is frozen, so an assignment to it throws a `TypeError` in
- * strict-mode code (every module, every class) and is ignored elsewhere, and nothing written to it can
- * change what the run or `retry.when` sees. Freezing, sealing it or making it non-extensible again
- * changes nothing; `signal` can still be read afterwards.
+ * Its fields are copies: nothing written to it changes what the run sees, and a
+ * factory may freeze or seal it (a store that deep-freezes what it holds does); `signal` still works.
  *
- * A property that is neither enumerable nor named by a string links the context to its task; copies
- * do not carry it, and `console.log` does not show it.
+ * A private field links the context to its task: it is not a property, so copies do not carry it and
+ * `console.log` does not show it.
  */
 export interface TaskContext {
   /** The task's 0-based position in the source. */

@@ -137,7 +137,7 @@ describe('the TaskContext a factory is given', () => {
     });
   });
 
-  it('refuses writes: a factory that changes its attempt is still tried no more than maxAttempts times', async () => {
+  it('holds copies: a factory that changes its attempt is still tried no more than maxAttempts times', async () => {
     let calls = 0;
     const failing = (context: TaskContext): Observable<number> => {
       calls++;

@@ -16,7 +16,7 @@ const policy = (retry: Partial<ResolvedRetry>): ResolvedRetry => ({
   ...retry,
 });
 const error = new Error('429');
-const decide = (retry: Partial<ResolvedRetry>, attempt = 1) => decideRetry(policy(retry), error, context(attempt));
+const decide = (retry: Partial<ResolvedRetry>, attempt = 1) => decideRetry(policy(retry), error, attempt, context(attempt));
 /** The longest pause: the longest delay a timer can have. */
 const longestPause = 2 ** 31 - 1;
 
@@ -51,6 +51,14 @@ describe('decideRetry', () => {
   it('fails a task out of tries, or one `when` says is not transient, with the error itself', () => {
     expect(decide({ maxAttempts: 2 }, 2)).toEqual({ retry: false, reason: error });
     expect(decide({ when: () => false })).toEqual({ retry: false, reason: error });
+  });
+
+  it("counts tries by the attempt it is given, not by the context's, which a factory may have written to", () => {
+    expect(decideRetry(policy({ maxAttempts: 2 }), error, 2, context(0))).toEqual({ retry: false, reason: error });
+    expect(decideRetry(policy({ maxAttempts: 2 }), error, 1, context(5))).toEqual({ retry: true, pause: 0 });
+    const attempts: number[] = [];
+    decideRetry(policy({ delay: (attempt) => (attempts.push(attempt), 0) }), error, 2, context(7));
+    expect(attempts).toEqual([2]);
   });
 
   it.each(badAnswers)('fails the task with a TypeError when `when` answers %s', (_, answer) => {

@@ -1,6 +1,6 @@
 /**
  * What a factory is told about its task (src/task-context.ts), alone and as a task makes it: an
- * ordinary frozen object that shows its four fields and nothing of the task, can be copied without
+ * ordinary object that shows its four fields and nothing of the task, can be copied without
  * losing its signal, and makes no AbortController that nobody asked for.
  */
 import { inspect } from 'node:util';
@@ -27,7 +27,7 @@ describe('createContext', () => {
     void inspect(context);
     expect([reads, Object.getOwnPropertyDescriptor(context, 'index')]).toEqual([
       0,
-      { value: 3, writable: false, enumerable: true, configurable: false },
+      { value: 3, writable: true, enumerable: true, configurable: true },
     ]);
     expect([context.signal, { ...context }.signal, reads]).toEqual([signal, signal, 2]);
     expect(Object.getOwnPropertyDescriptor(context, 'signal')).toEqual({
@@ -122,18 +122,14 @@ describe("a task's context", () => {
     }
   });
 
-  it('refuses writes, so that nothing written to it reaches the runner', () => {
+  it('holds copies, so that nothing written to it reaches the runner or the signal', () => {
     const { run, context } = task();
     const writable = context as unknown as Record<string, unknown>;
-    expect(Reflect.set(writable, 'attempt', 1)).toBe(false);
+    writable.index = 9;
+    writable.attempt = 1;
     expect(Reflect.set(writable, 'signal', null)).toBe(false);
-    expect(Reflect.defineProperty(writable, 'index', { value: 9 })).toBe(false);
-    expect(Reflect.deleteProperty(writable, 'batch')).toBe(false);
-    expect(Reflect.set(writable, 'extra', 1)).toBe(false);
-    expect(() => {
-      writable.attempt = 1;
-    }).toThrow(TypeError);
-    expect([context.index, context.batch, context.attempt, run.attempt]).toEqual([3, 1, 2, 2]);
+    expect(Reflect.deleteProperty(writable, 'signal')).toBe(false);
+    expect([run.index, run.batch, run.attempt, context.signal]).toEqual([3, 1, 2, run.signal]);
   });
 
   it('keeps a working signal in copies made with spread or Object.assign, even before signal was read', () => {

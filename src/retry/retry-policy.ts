@@ -18,17 +18,19 @@ export type RetryDecision = { readonly retry: true; readonly pause: number } | {
  *
  * ```ts
  * const retry = resolveRetry({ when: () => 300, delay: 100 }) as ResolvedRetry;
- * decideRetry(retry, error, { ...context, attempt: 1 }); // { retry: true, pause: 300 }
- * decideRetry(retry, error, { ...context, attempt: 3 }); // { retry: false, reason: error }: out of tries
+ * decideRetry(retry, error, 1, context); // { retry: true, pause: 300 }
+ * decideRetry(retry, error, 3, context); // { retry: false, reason: error }: out of tries
  * ```
  *
  * @param retry The validated `retry` option.
  * @param error What the try failed with.
- * @param context The context of the try that failed; its `attempt` counts the tries so far.
+ * @param attempt Which try failed, from 1: the task's own count, not its context's, which the factory
+ * may have written to.
+ * @param context The context of the try that failed, for `when`.
  * @return A retry after `pause` ms, or the end of the task with `reason`.
  */
-export function decideRetry(retry: ResolvedRetry, error: unknown, context: TaskContext): RetryDecision {
-  if (context.attempt >= retry.maxAttempts) return { retry: false, reason: error };
+export function decideRetry(retry: ResolvedRetry, error: unknown, attempt: number, context: TaskContext): RetryDecision {
+  if (attempt >= retry.maxAttempts) return { retry: false, reason: error };
   try {
     const answer = retry.when === undefined ? true : retry.when(error, context);
     if (answer === false) return { retry: false, reason: error };
@@ -36,8 +38,7 @@ export function decideRetry(retry: ResolvedRetry, error: unknown, context: TaskC
       return { retry: false, reason: new TypeError(expected('retry.when()', 'a boolean or a finite number of milliseconds >= 0', answer)) };
     }
     const { delay } = retry;
-    const backoff =
-      delay === undefined ? defaultRetryDelay(context.attempt) : typeof delay === 'number' ? delay : delay(context.attempt, error);
+    const backoff = delay === undefined ? defaultRetryDelay(attempt) : typeof delay === 'number' ? delay : delay(attempt, error);
     if (!(typeof backoff === 'number' && backoff >= 0 && backoff < Infinity)) {
       return { retry: false, reason: new TypeError(expected('retry.delay()', 'a finite number of milliseconds >= 0', backoff)) };
     }

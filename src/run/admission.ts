@@ -160,7 +160,7 @@ export class Admission<T> {
    */
   retryLater(run: TaskRun<T>, error: unknown, inFlight: number): { reason: unknown } | undefined {
     if (this.retry === undefined) return { reason: error };
-    const decision = decideRetry(this.retry, error, run.context);
+    const decision = decideRetry(this.retry, error, run.attempt, run.context);
     if (!decision.retry) return { reason: decision.reason };
     this.changes++;
     const now = this.clock.now();
