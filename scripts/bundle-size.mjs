@@ -43,7 +43,7 @@ try {
       bundle: true,
       format: 'esm',
       platform: 'browser',
-      target: 'es2020',
+      target: 'es2022',
       minify: true,
       external: ['rxjs'],
       write: false,

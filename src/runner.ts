@@ -57,21 +57,15 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
   const tasks = new TaskSet<T>(host, settled);
   const flush = options.flushAfter === undefined ? undefined : new FlushClock(options.flushAfter, host, pump);
   const intake = new Intake(createFeed, {
-    push(factory) {
-      if (!isOpen()) return;
-      intake.receive(factory);
+    arrived() {
       flush?.arrived();
       // A new factory can only let a task start: when none may, asking the source again is all there is
       // to do. During a pause the pacing is not asked: a batch opens when the pause ends.
-      if (!pumping && cannotStartNow()) askForFactories();
+      if (!pumping && admission.cannotStartNow()) admission.askForFactories();
       else pump();
     },
-    end() {
-      intake.end();
-      pump();
-    },
-    fail(error) {
-      if (!isOpen() || !intake.fail(error)) return;
+    ended: pump,
+    failed() {
       stopStarting();
       pump();
     },
@@ -99,7 +93,7 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
         if (admission.retrying && phase === Phase.Running) admission.askSource();
         launch();
         // Ask the source only when nothing has changed since this round looked: the answer is final.
-        if (isOpen() && !calledAgain()) askForFactories();
+        if (isOpen() && !calledAgain()) admission.askForFactories();
       } while (calledAgain() && isOpen());
     } finally {
       pumping = false;
@@ -126,82 +120,52 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
   function launch(): void {
     if (admission.paused()) return;
     let count = admission.startable();
-    const [phaseAtStart, changesAtStart] = [phase, admission.changes];
+    const phaseAtStart = phase;
     // A task that settled while starting may have completed a result, which is emitted before
     // anything else starts; a failure changes what the pacing allows; a throttle drops the pace, and
     // may pause everything or space the starts (so may `learnRate`). The next round of `pump` asks again.
-    while (count-- > 0 && phase === phaseAtStart && !resultDue && admission.changes === changesAtStart) {
+    while (count-- > 0 && phase === phaseAtStart && !resultDue && !admission.changed()) {
       admission.startNext();
       // A task that failed or unsubscribed as it started has closed the run: nothing may be scheduled.
       if (isOpen()) admission.spaceNextStart();
     }
   }
 
-  /** The end of a run, decided in one place: when nothing is in flight and nothing more may start. */
+  /**
+   * The end of a run, decided in one place: when nothing is in flight and nothing more may start. A run
+   * that stopped starting lets its batch run to its end (§4), its retried tasks included, then fails
+   * with a `SlowStartBatchError` listing what never started (§5), or sends the source's error after the
+   * last result (§6); a run that did not completes once the source has ended and nothing waits.
+   */
   function endIfDone(): boolean {
     if (tasks.active > 0) return false;
-    if (phase === Phase.Stopping) {
-      // A batch runs to its end (§4), its retried tasks included; nothing else starts.
-      if (Math.min(admission.room(), admission.waiting) > 0) return false;
-      admission.abandonRetries();
-      if (book.failed) fail();
-      // §6: the source's error comes after what was running; factories still waiting are skipped.
-      else finish(() => host.error((intake.error as { error: unknown }).error));
+    const stopping = phase === Phase.Stopping;
+    if (stopping ? Math.min(admission.room(), admission.waiting) > 0 : !intake.done || admission.waiting > 0) return false;
+    admission.abandonRetries();
+    if (book.failed) {
+      const unstarted = intake.dropAll();
+      close();
+      // A factory still on its way from the source (an async iterator's pull) is waited for (§11).
+      intake.drain((undelivered, pullFailure) => host.error(book.error([...unstarted, ...undelivered], intake.error ?? pullFailure)));
       return true;
     }
-    if (!intake.done || admission.waiting > 0) return false;
-    finish(() => host.complete());
-    return true;
-  }
-
-  /** Emits the last result, then ends the stream, unless the subscriber left on that result. */
-  function finish(end: () => void): void {
     book.closeLast();
     emitReady();
-    if (!isOpen()) return;
+    // The subscriber may have left on the last result.
+    if (!isOpen()) return true;
     close();
     intake.release(reportUnhandled);
-    end();
-  }
-
-  /** Errors with a `SlowStartBatchError`, listing what never started for resuming (§5). */
-  function fail(): void {
-    const unstarted = intake.dropAll();
-    close();
-    // A factory still on its way from the source (an async iterator's pull) is waited for (§11).
-    intake.drain((undelivered, pullFailure) => host.error(book.error([...unstarted, ...undelivered], intake.error ?? pullFailure)));
+    if (stopping) host.error((intake.error as { error: unknown }).error);
+    else host.complete();
+    return true;
   }
 
   /** What the task set tells of each task that settles. */
   function settled(run: TaskRun<T>, fulfilled: boolean, outcome: unknown): void {
-    const { group } = run;
-    if (fulfilled) {
-      book.fulfil(group, run.position, outcome as T | undefined);
-      resultDue ||= group.settled === group.size;
-      admission.succeeded(run);
-    } else {
-      const failure = phase === Phase.Running ? admission.retryLater(run, outcome, tasks.active + 1) : { reason: outcome };
-      if (failure !== undefined) {
-        book.reject(group, run.position, failure.reason, run.factory);
-        stopStarting();
-      }
-    }
+    if (fulfilled) resultDue = admission.succeeded(run, outcome as T | undefined) || resultDue;
+    else if (admission.failed(run, outcome)) stopStarting();
     if (tasks.active === 0) flush?.idle();
-    if (needsAnotherRound()) pump();
-  }
-
-  /** Whether nothing can start now, with a factory just arrived. Only a shortcut: `pump` would start nothing. */
-  function cannotStartNow(): boolean {
-    return admission.paused() || admission.room() === 0;
-  }
-
-  /**
-   * Whether a task that settled needs `pump` to go round again. Only a shortcut: a task that settles
-   * while `launch` starts others needs another round only if there is something to emit, to end, to
-   * start, or to ask a lazy source for; outside `pump`, it always does.
-   */
-  function needsAnotherRound(): boolean {
-    return !pumping || resultDue || phase !== Phase.Running || intake.done || admission.waiting > 0 || intake.pulls;
+    pump();
   }
 
   /** A task failed for good, or the source errored: what runs finishes, and nothing new starts. */
@@ -211,19 +175,12 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
     admission.stop();
   }
 
-  /** Asks a lazy source for what the pacing would start now, and arms the flush timer if one may fire. */
-  function askForFactories(): void {
-    admission.askSource();
-    // During a pause nothing may start: the pause's own timer looks again when it ends.
-    if (tasks.active === 0 && phase === Phase.Running && !admission.paused()) flush?.arm();
-  }
-
   /** Ends the run: nothing starts after this, and only a failure's error, once drained, is still sent. */
   function close(): void {
     phase = Math.max(phase, Phase.Closed) as Phase;
     flush?.close();
     admission.close();
-    intake.dropAll();
+    intake.close();
   }
 
   return {

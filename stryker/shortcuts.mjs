@@ -5,7 +5,6 @@
 /** What Stryker skips, by the name of the function or variable in src/, and why. */
 export const shortcuts = {
   cannotStartNow: 'a shortcut: when it says no, `pump` runs a round more that starts nothing',
-  needsAnotherRound: 'a shortcut: when it says yes, `pump` runs a round more that finds nothing to do',
   reserveChunk: "reserves a queue chunk's storage; items are written in order from 0 either way",
   reserveValues: "reserves a result's storage; `closeLast` sets the length the result reports either way",
   resultDue: 'its first value is never read: every round of `pump` clears it before `launch` reads it',

@@ -108,6 +108,16 @@ export function checkRetryInvariants(trace: RetryTrace): string[] {
   let ended = false;
   const emits: { batch: number; startIndex: number; size: number; values: unknown[]; successes: number; position: number }[] = [];
   let sourceEnded = false;
+  /** Batch pacing, when the trace knows rounds: the batch being started, its tasks, and the pace's size for it. */
+  let openRound: number | undefined;
+  let roundTasks = 0;
+  let roundSize = 0;
+  /**
+   * Set once a batch ran short of the pace's size (a waiting retry starts a batch without waiting for
+   * the source to fill it): the next batch grows from what ran (§2), which §9's bound, counted from the
+   * successes, does not foresee. From then on the bound is not checked, as with `flushAfter`.
+   */
+  let shortBatchRan = false;
 
   log.forEach((event, position) => {
     if (ended) fail(`${event.type} after the stream ended`);
@@ -142,7 +152,13 @@ export function checkRetryInvariants(trace: RetryTrace): string[] {
         roundOf.set(index, round);
         startEpoch.set(index, epoch);
         if (inFlight.size > concurrency) fail(`${inFlight.size} tasks in flight with concurrency ${concurrency}`);
-        const enforce = checksBound && (window || !dropped || (round !== undefined && dropRound !== undefined && round > dropRound));
+        if (!window && round !== undefined && round !== openRound) {
+          if (openRound !== undefined && roundTasks < roundSize) shortBatchRan = true;
+          [openRound, roundTasks, roundSize] = [round, 0, paceBound(options, threshold, sinceDrop)];
+        }
+        roundTasks++;
+        const enforce =
+          checksBound && !shortBatchRan && (window || !dropped || (round !== undefined && dropRound !== undefined && round > dropRound));
         const bound = paceBound(options, threshold, sinceDrop);
         if (enforce && inFlight.size > bound)
           fail(

@@ -47,11 +47,10 @@ export class Admission<T> {
   private pauseTimer: Cancellable | undefined;
   /** Under `retry.learnRate`, the start rate learned from throttles: it spaces starts with short pauses. */
   private readonly learnedRate: LearnedRate | undefined;
-  /**
-   * How many times a throttle or the learned rate has changed what may start: the runner stops starting
-   * when it changes, even when the pause it asks for is already under way, and asks again.
-   */
-  changes = 0;
+  /** Set when a throttle or the learned rate changes what may start, since `startable()` last answered. */
+  private startsChanged = false;
+  /** Set once the run stops starting (a failure for good, or the source's error): no task is retried. */
+  private stopping = false;
 
   /**
    * @param pacing How many may be in flight, and how tasks group into results.
@@ -87,9 +86,26 @@ export class Admission<T> {
     return this.pacing.room(this.observe());
   }
 
-  /** How many tasks may start now: what the pacing, `concurrency` and the waiting tasks allow. */
+  /**
+   * How many tasks may start now: what the pacing, `concurrency` and the waiting tasks allow. The
+   * answer holds until `changed()`.
+   */
   startable(): number {
+    this.startsChanged = false;
     return Math.min(this.room(), this.concurrency - this.parts.tasks.active, this.waiting);
+  }
+
+  /**
+   * Whether a throttle or the learned rate has changed what may start since `startable()` answered, even
+   * when the pause it asks for is already under way: the runner stops starting, and asks again.
+   */
+  changed(): boolean {
+    return this.startsChanged;
+  }
+
+  /** Whether nothing can start now, with a factory just arrived. Only a shortcut: the runner's `pump` would start nothing. */
+  cannotStartNow(): boolean {
+    return this.paused() || this.room() === 0;
   }
 
   /** Asks a lazy source for the factories the pacing would start now and that are not waiting yet. */
@@ -142,36 +158,55 @@ export class Admission<T> {
     // A throttle's pause that ends later is kept: the learned rate never cuts one short.
     if (next <= now || next <= this.pausedUntil) return;
     this.pausedUntil = next;
-    this.changes++;
+    this.startsChanged = true;
     // The pause's timer starts the next task; nothing else may be on its way to look again.
     this.paused();
   }
 
-  /** A task has succeeded. A failure for good needs no word: the run stops after it, and `stop` says so. */
-  succeeded(run: TaskRun<T>): void {
+  /**
+   * A task has succeeded with `value`: it is placed in its result, and the pace hears of it. Returns
+   * whether its result is complete, to be emitted before another task starts.
+   */
+  succeeded(run: TaskRun<T>, value: T | undefined): boolean {
+    const { group } = run;
+    this.parts.book.fulfil(group, run.position, value);
     this.pacing.succeeded(run.round);
     this.learnedRate?.succeeded();
+    return group.settled === group.size;
   }
 
   /**
-   * Under `retry`, queues a task whose try failed with a throttle to be tried again after a pause, and
-   * drops the pace; `inFlight` counts the task. Returns nothing if it did, or the reason the task
-   * has failed for good.
+   * A task's try has failed with `error`. Under `retry`, unless the run is stopping, a throttle queues
+   * it to be tried again after a pause and drops the pace. Otherwise it has failed for good, and its
+   * result says why: then it returns true, and the run must stop starting.
    */
-  retryLater(run: TaskRun<T>, error: unknown, inFlight: number): { reason: unknown } | undefined {
-    if (this.retry === undefined) return { reason: error };
-    const decision = decideRetry(this.retry, error, run.attempt, run.context);
-    if (!decision.retry) return { reason: decision.reason };
-    this.changes++;
+  failed(run: TaskRun<T>, error: unknown): boolean {
+    const decision = this.retry === undefined || this.stopping ? undefined : decideRetry(this.retry, error, run.attempt, run.context);
+    if (decision?.retry !== true) {
+      this.parts.book.reject(run.group, run.position, decision === undefined ? error : decision.reason, run.factory);
+      return true;
+    }
+    this.startsChanged = true;
     const now = this.clock.now();
     this.pausedUntil = Math.max(this.pausedUntil, now + decision.pause);
-    if (this.pacing.throttled(run.round, inFlight)) this.learnedRate?.dropped(now, this.pausedUntil);
+    // The task counts as in flight: the pace drops from what was in flight when it failed.
+    if (this.pacing.throttled(run.round, this.parts.tasks.active + 1)) this.learnedRate?.dropped(now, this.pausedUntil);
     this.retries.push({ group: run.group, position: run.position, factory: run.factory, attempt: run.attempt, reason: error });
-    return undefined;
+    return false;
   }
 
-  /** The run is ending: no new round of the pace opens. */
+  /**
+   * Asks a lazy source for what the pacing would start now, and arms the flush timer if it may fire:
+   * not during a pause, whose own timer looks again when it ends, and not once the run stops starting.
+   */
+  askForFactories(): void {
+    this.askSource();
+    if (this.parts.tasks.active === 0 && !this.stopping && !this.paused()) this.parts.flush?.arm();
+  }
+
+  /** The run stops starting: no new round of the pace opens, and no task is tried again. */
   stop(): void {
+    this.stopping = true;
     this.pacing.stop();
   }
 

@@ -3,7 +3,20 @@
 import type { FactoryFeed, FactorySink } from '../host.js';
 import { Queue } from '../queue.js';
 
-export class Intake {
+/** What the intake tells the run of what the source does. */
+export interface IntakeListener {
+  /** A factory has arrived and waits. */
+  arrived(): void;
+  /** The source has completed. */
+  ended(): void;
+  /** The source has errored, first and before its end: `error` holds it. */
+  failed(): void;
+  /** Takes an error that has nowhere to go, such as one thrown by an iterator's `return()`. */
+  reportUnhandled(error: unknown): void;
+}
+
+/** The sink the feed delivers to; once the run has closed, what arrives is not kept. */
+export class Intake implements FactorySink {
   /** Factories received and not invoked yet, oldest first. */
   private readonly waiting = new Queue<unknown>();
   /** How many factories the feed has been asked for and not yet delivered. */
@@ -13,9 +26,14 @@ export class Intake {
   done = false;
   /** The source's error, boxed because any value, `undefined` included, can be an error. */
   error: { error: unknown } | undefined;
+  /** Set once the run has closed: nothing that arrives may start. */
+  private closed = false;
 
-  constructor(createFeed: (sink: FactorySink) => FactoryFeed, sink: FactorySink) {
-    this.feed = createFeed(sink);
+  constructor(
+    createFeed: (sink: FactorySink) => FactoryFeed,
+    private readonly listener: IntakeListener,
+  ) {
+    this.feed = createFeed(this);
   }
 
   /** How many factories wait. */
@@ -32,10 +50,12 @@ export class Intake {
     this.feed.start();
   }
 
-  /** The feed delivered a factory. */
-  receive(factory: unknown): void {
+  /** The feed delivers a factory. */
+  push(factory: unknown): void {
+    if (this.closed) return;
     if (this.requested > 0) this.requested--;
     this.waiting.push(factory);
+    this.listener.arrived();
   }
 
   /** The oldest waiting factory, to start it. */
@@ -48,6 +68,12 @@ export class Intake {
     return this.waiting.takeAll();
   }
 
+  /** The run has closed: the factories waiting are forgotten, and so is any that arrives. */
+  close(): void {
+    this.closed = true;
+    this.dropAll();
+  }
+
   /** Asks a lazy feed to have `count` factories on their way, unless that is what it was asked already. */
   request(count: number): void {
     if (count === this.requested) return;
@@ -55,17 +81,22 @@ export class Intake {
     this.feed.request(count);
   }
 
-  /** The source completed. */
+  /** The source completes. */
   end(): void {
     this.done = true;
+    this.listener.ended();
   }
 
-  /** The source errored; says whether that counts: an error after its end or its first error does not. */
-  fail(error: unknown): boolean {
-    if (this.done) return false;
+  /** The source errors; an error after its end or its first error, or once the run has closed, does not count. */
+  fail(error: unknown): void {
+    if (this.done || this.closed) return;
     this.done = true;
     this.error = { error };
-    return true;
+    this.listener.failed();
+  }
+
+  reportUnhandled(error: unknown): void {
+    this.listener.reportUnhandled(error);
   }
 
   /** Waits for a factory on its way (an async iterator's pull), then releases the source: none is lost. */
