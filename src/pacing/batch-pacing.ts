@@ -1,5 +1,5 @@
 import { nextPaceSize, thresholdAfterDrop, type GrowthOptions } from '../growth.js';
-import type { Backlog, Pacing, Start } from './pacing.js';
+import { StartTicket, type Backlog, type Pacing, type Start } from './pacing.js';
 
 // Kubernetes' algorithm, §2 to §5, with the drop of §10.
 
@@ -27,7 +27,7 @@ export class BatchPacing implements Pacing {
   private dropsAtOpen = 0;
   /** Set once the run is ending: no batch opens after the current one. */
   private stopped = false;
-  private readonly ticket: Start = { round: 0, beginsResult: false, closesResult: false, resultSize: 0 };
+  private readonly ticket = new StartTicket();
 
   constructor(private readonly options: GrowthOptions) {
     this.nextSize = options.initialBatchSize;
@@ -38,7 +38,9 @@ export class BatchPacing implements Pacing {
     // The barrier: nothing starts until the whole batch has settled, and nothing after a failure.
     if (this.settledCount < this.size || this.stopped) return 0;
     const { waiting } = backlog;
-    if (waiting >= this.nextSize || (waiting > 0 && (backlog.mayStartShort || backlog.retrying > 0))) {
+    // A full batch, or a shorter one when no fuller one is worth waiting for, or a retry waits (§3). With
+    // nothing waiting, the batch opened is empty: it starts nothing, and the next question opens another.
+    if (waiting >= this.nextSize || backlog.mayStartShort || backlog.retrying > 0) {
       this.size = Math.min(waiting, this.nextSize);
       // Retried tasks go first, in slots of a new batch; one throttled later waits for the next batch.
       this.retrySlots = Math.min(backlog.retrying, this.size);
@@ -58,16 +60,11 @@ export class BatchPacing implements Pacing {
   }
 
   start(retried: boolean): Start {
-    const ticket = this.ticket;
     this.started++;
     if (retried) this.retrySlots--;
     else this.newStarted++;
-    ticket.round = this.drops;
-    ticket.beginsResult = !retried && this.newStarted === 1;
     // A batch's retried tasks start first, so its last task to start is a new one: it closes the result.
-    ticket.closesResult = !retried && this.started === this.size;
-    ticket.resultSize = this.size;
-    return ticket;
+    return this.ticket.fill(this.drops, !retried && this.newStarted === 1, !retried && this.started === this.size, this.size);
   }
 
   // A batch is a round: growth after it is decided by the whole batch, whenever its tasks started.

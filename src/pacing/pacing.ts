@@ -30,6 +30,25 @@ export interface Start {
   resultSize: number;
 }
 
+/**
+ * The one `Start` a pacing hands out, filled in anew at each start. Its fields have no value of their
+ * own before the first: nothing can read it before `fill` has returned it.
+ */
+export class StartTicket implements Start {
+  round!: number;
+  beginsResult!: boolean;
+  closesResult!: boolean;
+  resultSize!: number;
+
+  fill(round: number, beginsResult: boolean, closesResult: boolean, resultSize: number): Start {
+    this.round = round;
+    this.beginsResult = beginsResult;
+    this.closesResult = closesResult;
+    this.resultSize = resultSize;
+    return this;
+  }
+}
+
 /** Decides how many tasks may be in flight, and how tasks are grouped into results. */
 export interface Pacing {
   /**

@@ -1,5 +1,5 @@
 import { nextBatchSize, nextPaceSize, thresholdAfterDrop, type GrowthOptions } from '../growth.js';
-import type { Backlog, Pacing, Start } from './pacing.js';
+import { StartTicket, type Backlog, type Pacing, type Start } from './pacing.js';
 
 // Batch pacing without the barrier (§9), its drop after a throttle (§10), results by the sizes of §2.
 
@@ -25,7 +25,7 @@ export class WindowPacing implements Pacing {
   /** The size of the result the last new task joined, and how many tasks have joined it. */
   private size: number;
   private joined = 0;
-  private readonly ticket: Start = { round: 0, beginsResult: false, closesResult: false, resultSize: 0 };
+  private readonly ticket = new StartTicket();
 
   constructor(
     private readonly options: GrowthOptions,
@@ -48,20 +48,14 @@ export class WindowPacing implements Pacing {
   }
 
   start(retried: boolean): Start {
-    const ticket = this.ticket;
-    ticket.round = this.drops;
-    if (retried) {
-      ticket.beginsResult = ticket.closesResult = false;
-      return ticket;
-    }
+    // A retried task keeps the result it had.
+    if (retried) return this.ticket.fill(this.drops, false, false, this.size);
     if (this.joined === this.size) {
       this.size = nextBatchSize(this.size, this.options);
       this.joined = 0;
     }
-    ticket.beginsResult = ++this.joined === 1;
-    ticket.closesResult = this.joined === this.size;
-    ticket.resultSize = this.size;
-    return ticket;
+    this.joined++;
+    return this.ticket.fill(this.drops, this.joined === 1, this.joined === this.size, this.size);
   }
 
   succeeded(round: number): void {
