@@ -1,7 +1,9 @@
 // Who may start, when, and which first: the pacing's room within `concurrency`, the retries that go
 // ahead of new factories, the pause after a throttle and the spacing of `retry.learnRate`. The runner
 // asks how many may start and tells it to start them; the admission takes each from the retries or
-// the intake, places it in the results and hands it to the task set.
+// the intake, places it in the results and hands it to the task set. It books how each try ended, as
+// that decides what may start next: a success in its result and in the pace, a throttle back in the
+// retry queue with a pause and a drop of the pace, a failure for good in its result.
 import type { Cancellable, RunnerHost } from '../host.js';
 import type { Backlog, Pacing } from '../pacing/pacing.js';
 import { Queue } from '../queue.js';
