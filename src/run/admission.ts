@@ -38,19 +38,30 @@ export interface AdmissionParts<T> {
   readonly flush: FlushClock | undefined;
 }
 
+/** What the admission tells the pacing: one object, filled in anew before each question. */
+class Observed implements Backlog {
+  inFlight!: number;
+  waiting!: number;
+  retrying!: number;
+  mayStartShort!: boolean;
+}
+
 export class Admission<T> {
   /** Tasks that failed with a throttle and wait to be tried again, ahead of every new factory. */
   private readonly retries = new Queue<Retry<T>>();
-  /** What the pacing is told; updated in place before each question. */
-  private readonly backlog: Backlog = { inFlight: 0, waiting: 0, retrying: 0, mayStartShort: false };
+  /** What the pacing is told; filled in by `observe` before each question. */
+  private readonly backlog = new Observed();
   /** When the pause after a throttle ends, on the scheduler's clock: no task at all starts before. */
   private pausedUntil = -Infinity;
   /** The timer that ends the pause, while one is scheduled. */
   private pauseTimer: Cancellable | undefined;
   /** Under `retry.learnRate`, the start rate learned from throttles: it spaces starts with short pauses. */
   private readonly learnedRate: LearnedRate | undefined;
-  /** Set when a throttle or the learned rate changes what may start, since `startable()` last answered. */
-  private startsChanged = false;
+  /**
+   * Set when a throttle or the learned rate changes what may start, since `startable()` last answered;
+   * it has no value before that first answer, which nothing reads.
+   */
+  private startsChanged!: boolean;
   /** Set once the run stops starting (a failure for good, or the source's error): no task is retried. */
   private stopping = false;
 
