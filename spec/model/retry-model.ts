@@ -771,7 +771,8 @@ function batchPacing(core: Core): Pacing {
     },
     complete() {
       sourceCompleted = true;
-      if (!round) pump();
+      // Also during a round: one held back by a pause that has just ended goes on at once.
+      pump();
     },
     error(error) {
       sourceError = { error };
