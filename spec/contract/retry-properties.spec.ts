@@ -479,48 +479,6 @@ const found: [string, RetryScenarioSpec][] = [
       unsubscribe: { kind: 'never' },
     },
   ],
-  [
-    // §10 "No task at all is invoked until the pause has passed", and no later. Batch pacing, one
-    // batch of 4: task 1 fails at once (pause until 8); at 8, task 2 starts and fails at once (pause
-    // until 16). At 16 the source completes, then task 0 fails (a pause until 24). The operator starts
-    // task 3 as the source completes, the pause being over; the model waited for the pause's own timer,
-    // which comes after task 0's failure at the same instant, and started task 3 at 24: it did not look
-    // at the round when the source completed during one.
-    'batch: the source completes at the instant a pause ends, during a round held back by it',
-    {
-      api: 'operator',
-      options: { initialBatchSize: 4, growthFactor: 1, maxBatchSize: 4, retry: { delay: { kind: 'table', ms: [8] } } },
-      tasks: [
-        {
-          tries: [
-            { kind: 'observableError', reason: new Error('0, try 1'), delay: 16, verdict: { kind: 'after', ms: 0 } },
-            { kind: 'observableError', reason: new Error('0, try 2'), delay: 0, verdict: { kind: 'after', ms: 0 } },
-            succeedsAfter('0', 0),
-          ],
-        },
-        {
-          tries: [
-            throttledAfter('1, try 1', null),
-            { kind: 'observableError', reason: new Error('1, try 2'), delay: 0, verdict: { kind: 'after', ms: 0 } },
-            succeedsAfter('1', 0),
-          ],
-        },
-        { tries: [throwsThrottle('2, try 1'), succeedsAfter('2', null)] },
-        { tries: [succeedsAfter('3', 0)] },
-      ],
-      source: {
-        kind: 'subject',
-        arrivals: [
-          { time: 0, count: 1 },
-          { time: 0, count: 1 },
-          { time: 0, count: 1 },
-          { time: 0, count: 1 },
-        ],
-        end: { kind: 'complete', time: 16 },
-      },
-      unsubscribe: { kind: 'never' },
-    },
-  ],
 ];
 
 /**

@@ -771,8 +771,7 @@ function batchPacing(core: Core): Pacing {
     },
     complete() {
       sourceCompleted = true;
-      // Also during a round: one held back by a pause that has just ended goes on at once.
-      pump();
+      if (!round) pump();
     },
     error(error) {
       sourceError = { error };
