@@ -65,7 +65,12 @@ export function toRetryModelScenario(s: RetryScenarioSpec): RetryScenario {
   return {
     options: s.options,
     tasks: s.tasks.map(toRetryTaskPlan),
-    source: s.source.kind === 'subject' ? { kind: 'timed', arrivals: s.source.arrivals, end: s.source.end } : { kind: 'sync' },
+    source:
+      s.source.kind === 'subject'
+        ? { kind: 'timed', arrivals: s.source.arrivals, end: s.source.end }
+        : s.api === 'slowStart'
+          ? { kind: 'sync', pulled: true }
+          : { kind: 'sync' },
     unsubscribe: s.unsubscribe,
     knows: s.api === 'slowStart' ? 'all' : 'received',
   };

@@ -239,6 +239,11 @@ interface Core {
   transient(index: number, attempt: number, inFlightBefore: number, pause: number): boolean;
   pace(): Pace;
   successesSinceDrop(): number;
+  /**
+   * `slowStart` over an array (a pulled source) during its subscription: delivers up to `count` items
+   * now, ahead of the loop that delivers the rest. Does nothing for any other source.
+   */
+  pullAhead(count: number): void;
   emit(result: ExpectedBatchResult, inFlight: () => number[]): boolean;
   fail(
     batch: number,
@@ -364,6 +369,10 @@ export function simulateRetry(scenario: RetryScenario): RetryModelRun {
     },
     pace: () => pace,
     successesSinceDrop: () => sinceDrop,
+    pullAhead(count) {
+      if (source.kind !== 'sync' || source.pulled !== true) return;
+      for (let k = 0; k < count && run.received < tasks.length && !stopped; k++) arrive();
+    },
     emit(result, inFlight) {
       run.emissions.push({ time: now, result });
       run.log.push({ type: 'emit', result, time: now });
@@ -406,7 +415,7 @@ export function simulateRetry(scenario: RetryScenario): RetryModelRun {
 
   /* eslint-disable @typescript-eslint/no-unnecessary-condition */
   if (source.kind === 'sync') {
-    for (let i = 0; i < tasks.length && !stopped; i++) arrive();
+    while (run.received < tasks.length && !stopped) arrive();
     if (!stopped) {
       run.log.push({ type: 'sourceComplete', time: now });
       pacing.complete();
@@ -708,12 +717,16 @@ function batchPacing(core: Core): Pacing {
       return false;
     }
     if (core.paused()) return false;
+    const size = nextSize();
+    // A batch a retry opens is filled first from a source that is pulled (§3: full batches from a
+    // synchronous source); one that pushes has not delivered the rest yet when a task throttles
+    // synchronously during the subscription.
+    if (book.retries.length > 0) core.pullAhead(size - book.retries.length - waiting.length);
     const available = book.retries.length + waiting.length;
     if (available === 0) {
       if (sourceCompleted) core.end({ kind: 'complete', time: now });
       return false;
     }
-    const size = nextSize();
     const firstWaiting = Math.min(
       waiting.length > 0 ? arrivalTime[waiting[0]] : Infinity,
       book.retries.length > 0 ? book.retries[0].time : Infinity,
@@ -771,7 +784,8 @@ function batchPacing(core: Core): Pacing {
     },
     complete() {
       sourceCompleted = true;
-      if (!round) pump();
+      // Also during a round: one held back by a pause that has just ended goes on at once.
+      pump();
     },
     error(error) {
       sourceError = { error };

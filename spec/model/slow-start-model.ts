@@ -184,8 +184,11 @@ export interface TaskPlan {
 export const OPERATOR_MADE_ERROR: unique symbol = Symbol('an error made by the operator');
 
 export type SourcePlan =
-  /** `from(array)` or a generator: every item during the subscription, then completion. */
-  | { kind: 'sync' }
+  /**
+   * `from(array)` or a generator: every item during the subscription, then completion. `pulled`:
+   * `slowStart` over an array, which the run pulls from as it needs items (the retry model tells it apart).
+   */
+  | { kind: 'sync'; pulled?: true }
   /** A subject fed by scheduled actions: `count` items at each `time`, then the end. */
   | {
       kind: 'timed';
