@@ -57,4 +57,9 @@ export interface FactoryFeed {
   drain(done: (undelivered: unknown[], failure?: { error: unknown }) => void): void;
   /** Stops delivering and releases the source at once. Safe to call more than once. */
   stop(): void;
+  /**
+   * The factories the feed knows of and has not delivered, without pulling any: an array's unread
+   * tail. Read when the subscriber leaves, for the run's end to report; a feed that cannot tell has none.
+   */
+  unread?(): unknown[];
 }

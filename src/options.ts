@@ -1,10 +1,14 @@
 import type { SchedulerLike } from 'rxjs';
+import type { EventsObserver, SlowStartEvent, TaskKey } from './events.js';
 import { expected } from './expected.js';
 import { resolveRetry, type ResolvedRetry, type RetryOptions } from './retry/retry-options.js';
 import { MAX_TIMER_DELAY } from './timer-limit.js';
 
-/** Options of both pacings, shared by `slowStartBatch()` and `slowStart()`. Every option is optional. */
-export interface CommonOptions {
+/**
+ * Options of both pacings, shared by `slowStartBatch()` and `slowStart()`. Every option is optional.
+ * `T` is the tasks' value type, which the events carry.
+ */
+export interface CommonOptions<T = unknown> {
   /**
    * How many tasks the first batch holds (Kubernetes' `SlowStartInitialBatchSize`). No batch after a
    * successful one is smaller than this, unless the source runs out or `flushAfter` fires.
@@ -41,13 +45,29 @@ export interface CommonOptions {
    * @default undefined (every failure stops the run)
    */
   retry?: RetryOptions;
+  /**
+   * Told of everything the run does, as it happens: each task received, started, succeeded, failed,
+   * throttled, abandoned, cancelled or skipped, each pause, change of pace and result, and the end
+   * (cancelled too, with what a new run needs to finish the work). A `Subject`, any `Observer`, or a
+   * function; only `next` is called. Pipe it through `slowStartState()` for a live state. The events
+   * come from the run the subscription drives: nothing starts twice. Without it, a run reports nothing
+   * and pays nothing for it.
+   * @default undefined (nothing reported)
+   */
+  events?: EventsObserver<T>;
+  /**
+   * The key each task's events carry, by index: an item's id, say, so that events can be tied to items,
+   * across resumed runs too. A task beyond the array has its index as its key.
+   * @default undefined (each task's key is its index)
+   */
+  keys?: readonly TaskKey[];
 }
 
 /**
  * Kubernetes' pacing, the default: batches that grow after each success, each starting only when the
  * whole previous batch has settled, and none after a batch with a failure.
  */
-export interface BatchPacingOptions extends CommonOptions {
+export interface BatchPacingOptions<T = unknown> extends CommonOptions<T> {
   /**
    * `'batch'`: a batch starts only when the whole previous batch has settled, exactly as Kubernetes
    * does, and a result is a batch. `'window'`: see {@link WindowPacingOptions}.
@@ -68,7 +88,7 @@ export interface BatchPacingOptions extends CommonOptions {
  * Batch pacing without the barrier: never more tasks in flight than batch pacing would allow, but a
  * task starts as soon as there is room instead of waiting for the whole previous batch.
  */
-export interface WindowPacingOptions extends CommonOptions {
+export interface WindowPacingOptions<T = unknown> extends CommonOptions<T> {
   /**
    * `'window'`: a task starts as soon as the bound batch pacing keeps allows it, without waiting for
    * the slowest task of a batch. While the successes are at least `S(k)` and fewer than `S(k+1)` (the
@@ -84,7 +104,7 @@ export interface WindowPacingOptions extends CommonOptions {
  * Options of `slowStartBatch()` and `slowStart()`: {@link BatchPacingOptions} (the default) or
  * {@link WindowPacingOptions}.
  */
-export type SlowStartOptions = BatchPacingOptions | WindowPacingOptions;
+export type SlowStartOptions<T = unknown> = BatchPacingOptions<T> | WindowPacingOptions<T>;
 
 /** {@link SlowStartOptions} after validation, with every default filled in. */
 export interface ResolvedOptions {
@@ -95,6 +115,9 @@ export interface ResolvedOptions {
   readonly flushAfter: number | undefined;
   readonly pacing: 'batch' | 'window';
   readonly retry: ResolvedRetry | undefined;
+  /** Where events go, as a function; `undefined` when nobody listens. */
+  readonly events: ((event: SlowStartEvent) => void) | undefined;
+  readonly keys: readonly TaskKey[] | undefined;
   /** `undefined` stands for `asyncScheduler`, filled in by the adapter so that this file needs no RxJS at run time. */
   readonly scheduler: SchedulerLike | undefined;
 }
@@ -108,6 +131,8 @@ const optionNames: ReadonlyArray<keyof BatchPacingOptions> = [
   'scheduler',
   'pacing',
   'retry',
+  'events',
+  'keys',
 ];
 
 /**
@@ -125,6 +150,8 @@ export function resolveOptions(options: unknown): ResolvedOptions {
       flushAfter: undefined,
       pacing: 'batch',
       retry: undefined,
+      events: undefined,
+      keys: undefined,
       scheduler: undefined,
     };
   }
@@ -149,7 +176,36 @@ export function resolveOptions(options: unknown): ResolvedOptions {
   if (scheduler !== undefined && !isSchedulerLike(scheduler)) {
     throw new TypeError(expected('scheduler', 'a SchedulerLike (an object with `schedule()` and `now()`)', scheduler));
   }
-  return { ...sizes, pacing: pacing ?? 'batch', retry: resolveRetry((options as SlowStartOptions).retry), scheduler };
+  return {
+    ...sizes,
+    pacing: pacing ?? 'batch',
+    retry: resolveRetry((options as SlowStartOptions).retry),
+    events: resolveEvents((options as { events?: unknown }).events),
+    keys: resolveKeys((options as { keys?: unknown }).keys),
+    scheduler,
+  };
+}
+
+/** The `events` option as one function; an observer's `next` keeps its `this`. */
+function resolveEvents(events: unknown): ((event: SlowStartEvent) => void) | undefined {
+  if (events === undefined) return undefined;
+  if (typeof events === 'function') return events as (event: SlowStartEvent) => void;
+  const next = typeof events === 'object' && events !== null ? (events as { next?: unknown }).next : undefined;
+  if (typeof next !== 'function') {
+    throw new TypeError(expected('events', 'a function, or an observer with a `next` method (a Subject)', events));
+  }
+  return (event) => (next as (event: SlowStartEvent) => void).call(events, event);
+}
+
+/** The `keys` option: an array of strings and numbers, copied so that a later change to it cannot reach the run. */
+function resolveKeys(keys: unknown): readonly TaskKey[] | undefined {
+  if (keys === undefined) return undefined;
+  const rule = 'an array of strings and numbers';
+  if (!Array.isArray(keys)) throw new TypeError(expected('keys', rule, keys));
+  const copy = [...(keys as unknown[])];
+  const wrong = copy.findIndex((key) => typeof key !== 'string' && typeof key !== 'number');
+  if (wrong !== -1) throw new TypeError(expected(`keys[${wrong}]`, 'a string or a number', copy[wrong]));
+  return copy as TaskKey[];
 }
 
 /** The numeric options, validated in order: `maxBatchSize`'s rule names `initialBatchSize`'s value. */

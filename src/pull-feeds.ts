@@ -38,11 +38,15 @@ class ArrayFeed implements FactoryFeed {
 
   drain(done: DrainCallback): void {
     this.stopped = true;
-    done(Array.prototype.slice.call(this.array, this.next));
+    done(this.unread());
   }
 
   stop(): void {
     this.stopped = true;
+  }
+
+  unread(): unknown[] {
+    return Array.prototype.slice.call(this.array, this.next);
   }
 }
 

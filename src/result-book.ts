@@ -14,8 +14,8 @@ export interface ResultGroup<T> {
   settled: number;
   /** The value of each fulfilled task, by position in the result. */
   readonly values: (T | undefined)[];
-  /** Rejected tasks in the order they settled, with their factories, to run them again. */
-  readonly failures: { readonly position: number; readonly reason: unknown; readonly factory: unknown }[];
+  /** Rejected and abandoned tasks in the order they settled, with their factories, to run them again. */
+  readonly failures: { readonly position: number; readonly reason: unknown; readonly factory: unknown; readonly abandoned: boolean }[];
 }
 
 /** How a failed run ends: what its `SlowStartBatchError` reports, apart from what never started. */
@@ -26,7 +26,7 @@ export interface RunFailure<T> {
   readonly successes: number;
   readonly results: TaskOutcome<T>[];
   readonly cause: unknown;
-  /** The factories of the rejected tasks, in source order. */
+  /** The factories of the rejected and abandoned tasks, in source order. */
   readonly rejected: unknown[];
 }
 
@@ -53,9 +53,14 @@ export class ResultBook<T> {
   /** The first failure in time, and the result that holds it. */
   private firstFailure: { readonly batch: number; readonly reason: unknown } | undefined;
 
-  /** Whether a task has failed. */
+  /** Whether a task has failed or been abandoned. */
   get failed(): boolean {
     return this.firstFailure !== undefined;
+  }
+
+  /** The source index of the next task to join a result: how many have joined. */
+  get nextIndex(): number {
+    return this.joined;
   }
 
   /**
@@ -96,9 +101,12 @@ export class ResultBook<T> {
     this.successes++;
   }
 
-  /** A task that failed for good; its factory is kept, to run it again. */
-  reject(group: ResultGroup<T>, position: number, reason: unknown, factory: unknown): void {
-    group.failures.push({ position, reason, factory });
+  /**
+   * A task that failed for good, or was `abandoned` while it waited for a retry; its factory is kept,
+   * to run it again.
+   */
+  reject(group: ResultGroup<T>, position: number, reason: unknown, factory: unknown, abandoned = false): void {
+    group.failures.push({ position, reason, factory, abandoned });
     group.settled++;
     this.firstFailure ??= { batch: group.index, reason };
   }
@@ -138,12 +146,19 @@ export class ResultBook<T> {
         if (failure === undefined) {
           results.push({ index, status: 'fulfilled', value: group.values[position] });
         } else {
-          results.push({ index, status: 'rejected', reason: failure.reason });
+          results.push({ index, status: failure.abandoned ? 'abandoned' : 'rejected', reason: failure.reason });
           rejected.push(failure.factory);
         }
       }
     }
     const startIndex = this.pending[0].startIndex;
     return { batch, startIndex, size: results.length, successes: this.successes, results, cause: reason, rejected };
+  }
+
+  /** The tasks that failed or were abandoned, with their source indexes and factories, in no order. */
+  unsucceeded(): { index: number; factory: unknown }[] {
+    return this.pending.flatMap((group) =>
+      group.failures.map(({ position, factory }) => ({ index: group.startIndex + position, factory })),
+    );
   }
 }

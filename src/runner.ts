@@ -12,12 +12,16 @@ import { ResultBook } from './result-book.js';
 import { Admission } from './run/admission.js';
 import { FlushClock } from './run/flush-clock.js';
 import { Intake } from './run/intake.js';
+import { Reporter } from './run/reporter.js';
 import { TaskSet } from './run/task-set.js';
 import type { TaskRun } from './task-run.js';
 
 /** One subscriber's run, as `createRunner` returns it. */
 export interface Runner {
-  /** Starts the source; results may be emitted before it returns. */
+  /**
+   * Starts the source; results may be emitted before it returns. Does nothing once `stop` has run: a
+   * subscriber closed before the run started has called it already.
+   */
   start(): void;
   /** Tears everything down: running tasks, the source, the timers. Safe to call at any time. */
   stop(): void;
@@ -53,14 +57,15 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
   let pumpAgain = false;
 
   const reportUnhandled = (error: unknown) => host.reportUnhandled(error);
+  const reporter = options.events === undefined ? undefined : new Reporter<T>(options.events, options.keys, host);
   const book = new ResultBook<T>();
-  const tasks = new TaskSet<T>(host, settled);
+  const tasks = new TaskSet<T>(host, settled, reporter);
   const flush = options.flushAfter === undefined ? undefined : new FlushClock(options.flushAfter, host, pump);
   const intake = new Intake(createFeed, {
     arrived() {
+      reporter?.arrived();
       flush?.arrived();
-      // A new factory can only let a task start: when none may, asking the source again is all there is
-      // to do. During a pause the pacing is not asked: a batch opens when the pause ends.
+      // A new factory can only let a task start: when none may (a pause, no room), ask the source again.
       if (!pumping && admission.cannotStartNow()) admission.askForFactories();
       else pump();
     },
@@ -71,12 +76,12 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
     },
     reportUnhandled,
   });
-  const admission = new Admission<T>(createPacing(options), options.concurrency, options.retry, host, pump, { intake, tasks, book, flush });
+  const admission = new Admission<T>(createPacing(options), options, host, pump, { intake, tasks, book, flush, reporter });
+  const ending = { host, book, reporter };
 
   /**
-   * Does everything that can be done now: emit what is ready, start what the pacing allows, end the
-   * stream. Every event calls it. It loops instead of recursing, so that synchronous tasks and
-   * synchronous sources cannot grow the call stack, however many there are.
+   * Does everything that can be done now: emit what is ready, start what the pacing allows, end the stream.
+   * Every event calls it. It loops instead of recursing, so that synchronous tasks cannot grow the stack.
    */
   function pump(): void {
     if (pumping) {
@@ -92,7 +97,7 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
         // A batch that a retried task could start alone is filled from a lazy source first (§3).
         if (admission.retrying && phase === Phase.Running) admission.askSource();
         launch();
-        // Ask the source only when nothing has changed since this round looked: the answer is final.
+        // Ask the source only when nothing has called `pump` since this round looked: the answer is final.
         if (isOpen() && !calledAgain()) admission.askForFactories();
       } while (calledAgain() && isOpen());
     } finally {
@@ -108,7 +113,10 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
   function emitReady(): void {
     resultDue = false;
     let result;
-    while (isOpen() && (result = book.takeReady()) !== undefined) host.emit(result);
+    while (isOpen() && (result = book.takeReady()) !== undefined) {
+      reporter?.result(result);
+      host.emit(result);
+    }
   }
 
   /** Whether the stream goes on; a task, a result's emission or a feed can close it, re-entrantly. */
@@ -121,9 +129,8 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
     if (admission.paused()) return;
     let count = admission.startable();
     const phaseAtStart = phase;
-    // A task that settled while starting may have completed a result, which is emitted before
-    // anything else starts; a failure changes what the pacing allows; a throttle drops the pace, and
-    // may pause everything or space the starts (so may `learnRate`). The next round of `pump` asks again.
+    // A task that settled while starting may have completed a result (emitted before anything else
+    // starts), failed, or been throttled (the pace drops, a pause may begin): the next round asks again.
     while (count-- > 0 && phase === phaseAtStart && !resultDue && !admission.changed()) {
       admission.startNext();
       // A task that failed or unsubscribed as it started has closed the run: nothing may be scheduled.
@@ -132,21 +139,20 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
   }
 
   /**
-   * The end of a run, decided in one place: when nothing is in flight and nothing more may start. A run
-   * that stopped starting lets its batch run to its end (§4), its retried tasks included, then fails
-   * with a `SlowStartBatchError` listing what never started (§5), or sends the source's error after the
-   * last result (§6); a run that did not completes once the source has ended and nothing waits.
+   * The end of a run, decided in one place: when nothing is in flight and nothing more may start. A run that
+   * stopped starting lets its batch run to its end (§4), retries included, then fails with a `SlowStartBatchError`
+   * (§5) or the source's error after the last result (§6); one that did not completes once the source has ended.
    */
   function endIfDone(): boolean {
     if (tasks.active > 0) return false;
     const stopping = phase === Phase.Stopping;
     if (stopping ? Math.min(admission.room(), admission.waiting) > 0 : !intake.done || admission.waiting > 0) return false;
     admission.abandonRetries();
+    const unstarted = intake.dropAll();
     if (book.failed) {
-      const unstarted = intake.dropAll();
       close();
       // A factory still on its way from the source (an async iterator's pull) is waited for (§11).
-      intake.drain((undelivered, pullFailure) => host.error(book.error([...unstarted, ...undelivered], intake.error ?? pullFailure)));
+      intake.drain((undelivered, pullFailure) => endStream(ending, [...unstarted, ...undelivered], intake.error ?? pullFailure, true));
       return true;
     }
     book.closeLast();
@@ -155,8 +161,7 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
     if (!isOpen()) return true;
     close();
     intake.release(reportUnhandled);
-    if (stopping) host.error((intake.error as { error: unknown }).error);
-    else host.complete();
+    endStream(ending, unstarted, intake.error, false);
     return true;
   }
 
@@ -185,17 +190,62 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
 
   return {
     start() {
-      // A subscriber that was closed before the run started has already called `stop`.
       if (phase === Phase.Stopped) return;
+      admission.begin();
       intake.start();
       pump();
     },
     stop() {
       if (phase === Phase.Stopped) return;
+      const cancel = reporter && phase < Phase.Closed ? cancellation(reporter, { intake, tasks, admission, book }) : undefined;
       close();
       phase = Phase.Stopped;
       tasks.tearDown();
       intake.release(reportUnhandled);
+      cancel?.();
     },
   };
+}
+
+/** The run's pieces that the end of a cancelled run accounts for. */
+interface CancelledRun<T> {
+  readonly intake: Intake;
+  readonly tasks: TaskSet<T>;
+  readonly admission: Admission<T>;
+  readonly book: ResultBook<T>;
+}
+
+/**
+ * A run the subscriber leaves before its end is cancelled. Takes what never started before `close`
+ * forgets it, and returns what reports the end once the tasks are torn down: those in flight cancelled,
+ * its retries abandoned, what waited or was never read skipped, and every task that did not succeed
+ * listed to be run again.
+ */
+function cancellation<T>(reporter: Reporter<T>, run: CancelledRun<T>): () => void {
+  const neverStarted = [...run.intake.dropAll(), ...run.intake.unread()];
+  return () => {
+    const inFlight = run.tasks.inFlight();
+    for (const task of inFlight) reporter.cancelled(task);
+    run.admission.abandonRetries();
+    const unfinished = [...inFlight.map((task) => ({ index: task.index, factory: task.factory })), ...run.book.unsucceeded()];
+    reporter.end('cancelled', unfinished, run.book.nextIndex, neverStarted);
+  };
+}
+
+/**
+ * Ends the stream, after reporting the end: with a `SlowStartBatchError` when `failed` (a task failed
+ * for good), else with the source's `error` if it errored, else it completes. `neverStarted` are the
+ * factories received that never started, and `error` also a pull's failure.
+ */
+function endStream<T>(
+  run: { host: RunnerHost<T>; book: ResultBook<T>; reporter: Reporter<T> | undefined },
+  neverStarted: unknown[],
+  error: { error: unknown } | undefined,
+  failed: boolean,
+): void {
+  const { host, book, reporter } = run;
+  const failure = failed ? { error: book.error(neverStarted, error) } : error;
+  reporter?.end(failure === undefined ? 'completed' : 'failed', book.unsucceeded(), book.nextIndex, neverStarted, failure?.error);
+  if (failure === undefined) host.complete();
+  else host.error(failure.error);
 }

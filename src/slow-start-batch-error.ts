@@ -51,7 +51,7 @@ export class SlowStartBatchError<T = unknown> extends Error {
   /** How many tasks were never invoked: `remaining.length`. */
   readonly skipped: number;
   /**
-   * What a new run needs to finish the work: the factories of the rejected tasks of
+   * What a new run needs to finish the work: the factories of the rejected and abandoned tasks of
    * {@link SlowStartBatchError.results}, in source order, then {@link SlowStartBatchError.remaining}.
    * Over an array, resume with `slowStart(error.unfinished)`.
    */
@@ -74,8 +74,9 @@ export class SlowStartBatchError<T = unknown> extends Error {
 
   constructor(details: SlowStartBatchErrorDetails<T>) {
     const failed = details.results.filter((result) => result.status === 'rejected').length;
+    const abandoned = details.results.filter((result) => result.status === 'abandoned').length;
     super(
-      `slowStartBatch: ${failed} of ${tasks(details.size)} failed in batch ${details.batch}; ` +
+      `slowStartBatch: ${failed} of ${tasks(details.size)} failed${abandoned > 0 ? ` and ${abandoned} abandoned` : ''} in batch ${details.batch}; ` +
         `${tasks(details.successes)} succeeded in all; ${tasks(details.remaining.length)} skipped`,
     );
     this.batch = details.batch;

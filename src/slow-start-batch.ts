@@ -44,10 +44,12 @@ import type { BatchResult, TaskFactory, TaskValue } from './types.js';
  * @param options Batch sizes, concurrency and flushing; validated when `slowStartBatch` is called.
  * @return An operator from task factories to one {@link BatchResult} per successful batch.
  */
-export function slowStartBatch<F extends TaskFactory<unknown>>(options?: SlowStartOptions): OperatorFunction<F, BatchResult<TaskValue<F>>>;
+export function slowStartBatch<F extends TaskFactory<unknown>>(
+  options?: SlowStartOptions<TaskValue<F>>,
+): OperatorFunction<F, BatchResult<TaskValue<F>>>;
 /** With the value type written out: `slowStartBatch<number>()`. */
-export function slowStartBatch<T>(options?: SlowStartOptions): OperatorFunction<TaskFactory<T>, BatchResult<T>>;
-export function slowStartBatch(options?: SlowStartOptions): OperatorFunction<TaskFactory<unknown>, BatchResult<unknown>> {
+export function slowStartBatch<T>(options?: SlowStartOptions<T>): OperatorFunction<TaskFactory<T>, BatchResult<T>>;
+export function slowStartBatch(options?: SlowStartOptions<never>): OperatorFunction<TaskFactory<unknown>, BatchResult<unknown>> {
   const resolved = resolveOptions(options);
   return (source) => batchedObservable(observableFeed(source), resolved);
 }

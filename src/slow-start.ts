@@ -40,14 +40,14 @@ import type { BatchResult, TaskFactory, TaskValue } from './types.js';
  */
 export function slowStart<F extends TaskFactory<unknown>>(
   tasks: Iterable<F> | AsyncIterable<F> | ObservableInput<F>,
-  options?: SlowStartOptions,
+  options?: SlowStartOptions<TaskValue<F>>,
 ): Observable<BatchResult<TaskValue<F>>>;
 /** With the value type written out: `slowStart<number>(tasks)`. */
 export function slowStart<T>(
   tasks: Iterable<TaskFactory<T>> | AsyncIterable<TaskFactory<T>> | ObservableInput<TaskFactory<T>>,
-  options?: SlowStartOptions,
+  options?: SlowStartOptions<T>,
 ): Observable<BatchResult<T>>;
-export function slowStart(tasks: unknown, options?: SlowStartOptions): Observable<BatchResult<unknown>> {
+export function slowStart(tasks: unknown, options?: SlowStartOptions<never>): Observable<BatchResult<unknown>> {
   const resolved = resolveOptions(options);
   return batchedObservable(feedFor(tasks), resolved);
 }

@@ -23,6 +23,8 @@ export class TaskRun<T> implements TaskObserver, ContextSource {
   private controller: AbortController | undefined;
   /** Set once the task is torn down, so a signal read later is born aborted. */
   private tornDown = false;
+  /** When the try started, on the scheduler's clock; read only when the run reports its events. */
+  startedAt = 0;
   /** What the factory is given: an ordinary object with this task's `index`, `batch`, `attempt` and `signal`. */
   readonly context: TaskContext;
 

@@ -63,4 +63,6 @@ export interface BatchResult<T> {
 /** How one task of a failing batch ended, as listed in {@link SlowStartBatchError.results}. */
 export type TaskOutcome<T> =
   | { readonly index: number; readonly status: 'fulfilled'; readonly value: T | undefined }
-  | { readonly index: number; readonly status: 'rejected'; readonly reason: unknown };
+  | { readonly index: number; readonly status: 'rejected'; readonly reason: unknown }
+  /** Under `retry`: the task waited to be tried again when the run stopped; `reason` is its last try's. */
+  | { readonly index: number; readonly status: 'abandoned'; readonly reason: unknown };

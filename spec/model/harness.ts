@@ -430,14 +430,14 @@ export function traceEndOf(observed: Pick<Observed, 'end' | 'items'>): TraceEnd 
           results: error.results.map((r) =>
             r.status === 'fulfilled'
               ? { index: r.index, status: 'fulfilled' as const, value: r.value }
-              : { index: r.index, status: 'rejected' as const, reason: r.reason },
+              : { index: r.index, status: r.status, reason: r.reason },
           ),
           remaining: error.remaining.map((f: unknown, k: number) =>
             Object.is(f, observed.items[firstRemaining + k]) ? firstRemaining + k : -1,
           ),
           unfinished: ((): number[] => {
             const expected = [
-              ...error.results.filter((r) => r.status === 'rejected').map((r) => r.index),
+              ...error.results.filter((r) => r.status !== 'fulfilled').map((r) => r.index),
               ...error.remaining.map((_: unknown, k: number) => firstRemaining + k),
             ];
             return error.unfinished.map((f: unknown, k: number) => (Object.is(f, observed.items[expected[k]]) ? expected[k] : -1));

@@ -15,7 +15,7 @@
  * - no factory invoked after the run stopped (window pacing) or after an unsubscription;
  * - nothing lost: every try settles before the stream ends; results cover the source in order with the
  *   values of the successful tries; the error reports every invoked task that no result reported,
- *   a queued retry `rejected` with the reason of its last try, and `remaining` holds the rest.
+ *   a queued retry `abandoned` with the reason of its last try, and `remaining` holds the rest.
  */
 import type { TraceEnd } from './invariants.js';
 import {
@@ -278,15 +278,16 @@ export function checkRetryInvariants(trace: RetryTrace): string[] {
         fail(`error results[${j}]: task ${index} has no outcome`);
         return;
       }
-      if ((r.status === 'fulfilled') !== expected.ok) fail(`error results[${j}]: task ${index} is ${r.status}`);
+      const status = expected.ok ? 'fulfilled' : pending.has(index) && !finals.has(index) ? 'abandoned' : 'rejected';
+      if (r.status !== status) fail(`error results[${j}]: task ${index} is ${r.status}, not ${status}`);
       else if (r.status === 'fulfilled' && expected.ok && !sameOutcome(r.value, expected.value))
         fail(`error results[${j}]: wrong value for task ${index}`);
-      else if (r.status === 'rejected' && !expected.ok && !sameOutcome(r.reason, expected.reason))
-        fail(`error results[${j}]: task ${index} is not rejected with the reason of its last try`);
+      else if (r.status !== 'fulfilled' && !expected.ok && !sameOutcome(r.reason, expected.reason))
+        fail(`error results[${j}]: task ${index} is not ${status} with the reason of its last try`);
     });
     const successes = [...finals.values()].filter((o) => o.ok).length;
     if (e.successes !== successes) fail(`the error says ${e.successes} successes; ${successes} tasks succeeded`);
-    if (!e.results.some((r) => r.status === 'rejected')) fail('the error has no rejected task');
+    if (!e.results.some((r) => r.status !== 'fulfilled')) fail('the error has no rejected or abandoned task');
     let causeIndex = firstFatal;
     let cause: unknown;
     if (causeIndex !== undefined) cause = (finals.get(causeIndex) as { reason: unknown }).reason;
@@ -306,9 +307,9 @@ export function checkRetryInvariants(trace: RetryTrace): string[] {
     e.remaining.forEach((index, k) => {
       if (index !== firstRemaining + k) fail(`remaining[${k}] is not the factory of task ${firstRemaining + k}`);
     });
-    // What a caller resumes: the rejected tasks (queued retries included), then the factories never invoked.
+    // What a caller resumes: the rejected and abandoned tasks, then the factories never invoked.
     if (e.unfinished) {
-      const expected = [...e.results.filter((r) => r.status === 'rejected').map((r) => r.index), ...e.remaining];
+      const expected = [...e.results.filter((r) => r.status !== 'fulfilled').map((r) => r.index), ...e.remaining];
       if (JSON.stringify(e.unfinished) !== JSON.stringify(expected))
         fail(`unfinished holds tasks ${JSON.stringify(e.unfinished)}, not the rejected ones and remaining ${JSON.stringify(expected)}`);
     }

@@ -42,7 +42,7 @@
  *   result is emitted as soon as its tasks (retries included) and all earlier results are done: in
  *   batch pacing a result completed by a retry may come before the end of the batch the retry ran
  *   in, and also when a sibling of that retry has failed for good.
- * - **The end.** When the run stops, queued retries are not run: they are `rejected` with the reason
+ * - **The end.** When the run stops, queued retries are not run: they are `abandoned` with the reason
  *   of their last try. The error's `results` are every invoked task no result reported (§9), `cause`
  *   the fatal failure first in time (or, after a source error with retries queued, the oldest of
  *   those retries' failures), `batch` the result of that task.
@@ -396,7 +396,11 @@ export function simulateRetry(scenario: RetryScenario): RetryModelRun {
         results: outcomes.map((o, offset) =>
           o.ok
             ? { index: startIndex + offset, status: 'fulfilled' as const, value: o.value }
-            : { index: startIndex + offset, status: 'rejected' as const, reason: o.reason },
+            : {
+                index: startIndex + offset,
+                status: o.abandoned === true ? ('abandoned' as const) : ('rejected' as const),
+                reason: o.reason,
+              },
         ),
         cause,
         skipped: known - firstSkipped,
@@ -512,13 +516,13 @@ class Book {
     return { drop: false };
   }
 
-  /** The outcome to report for an invoked task when the run ends: queued retries are rejected with their last reason. */
+  /** The outcome to report for an invoked task when the run ends: queued retries are abandoned with their last reason. */
   reported(index: number): TaskOutcome {
     const o = this.outcomes[index];
     if (o) return o;
     const queued = this.retries.find((r) => r.index === index);
     if (!queued) throw new Error(`model: task ${index} has no outcome to report`);
-    return { ok: false, reason: queued.reason };
+    return { ok: false, reason: queued.reason, abandoned: true };
   }
 
   /** The task whose failure is the error's cause, and that cause. */

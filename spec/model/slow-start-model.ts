@@ -171,7 +171,8 @@ export type Settlement =
   /** A scheduled action `delay` later; a promise settled by that action adds one microtask hop. */
   | { kind: 'timer'; delay: number; viaPromise: boolean };
 
-export type TaskOutcome = { ok: true; value: unknown } | { ok: false; reason: unknown };
+/** `abandoned`: the retry model's task that waited for a retry when the run stopped. */
+export type TaskOutcome = { ok: true; value: unknown } | { ok: false; reason: unknown; abandoned?: true };
 
 export interface TaskPlan {
   outcome: TaskOutcome;
@@ -220,7 +221,7 @@ export interface ExpectedBatchResult {
 }
 
 export type ExpectedOutcome =
-  { index: number; status: 'fulfilled'; value: unknown } | { index: number; status: 'rejected'; reason: unknown };
+  { index: number; status: 'fulfilled'; value: unknown } | { index: number; status: 'rejected' | 'abandoned'; reason: unknown };
 
 export interface ExpectedBatchError {
   batch: number;

@@ -88,6 +88,14 @@ export class BatchPacing implements Pacing {
     this.stopped = true;
   }
 
+  currentLimit(): number {
+    return this.nextSize;
+  }
+
+  currentThreshold(): number | undefined {
+    return this.threshold;
+  }
+
   private settleOne(): void {
     // Growth follows the size that ran, unless the pace dropped during the batch: then the next size
     // is decided already. A batch cut short proves no more than its own size.

@@ -74,4 +74,8 @@ export interface Pacing {
   throttled(round: number, inFlight: number): boolean;
   /** The run is ending (a failure, the source's error): no new round opens; one under way may finish. */
   stop(): void;
+  /** How many tasks the pace lets be in flight in its round: the size of the next batch, in batch pacing. */
+  currentLimit(): number;
+  /** Half of what was in flight at the last drop, from which the pace grows by one per round; `undefined` before any drop. */
+  currentThreshold(): number | undefined;
 }

@@ -81,4 +81,12 @@ export class WindowPacing implements Pacing {
   stop(): void {
     this.stopped = true;
   }
+
+  currentLimit(): number {
+    return this.limit;
+  }
+
+  currentThreshold(): number | undefined {
+    return this.threshold;
+  }
 }

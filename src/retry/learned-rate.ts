@@ -40,6 +40,11 @@ export class LearnedRate {
     return now + 1 / (base * (1 + (PROBE_PER_SECOND * Math.max(0, now - this.probeFrom)) / 1000));
   }
 
+  /** The rate learned at the last drop, in tasks per second; `undefined` before one measured it. */
+  perSecond(): number | undefined {
+    return this.perMs === undefined ? undefined : this.perMs * 1000;
+  }
+
   /** A task has succeeded. */
   succeeded(): void {
     this.successes++;

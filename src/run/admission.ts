@@ -5,6 +5,7 @@
 // that decides what may start next: a success in its result and in the pace, a throttle back in the
 // retry queue with a pause and a drop of the pace, a failure for good in its result.
 import type { Cancellable, RunnerHost } from '../host.js';
+import type { ResolvedOptions } from '../options.js';
 import type { Backlog, Pacing } from '../pacing/pacing.js';
 import { Queue } from '../queue.js';
 import type { ResultBook, ResultGroup } from '../result-book.js';
@@ -14,6 +15,7 @@ import { decideRetry } from '../retry/retry-policy.js';
 import type { TaskRun } from '../task-run.js';
 import type { FlushClock } from './flush-clock.js';
 import type { Intake } from './intake.js';
+import type { Reporter } from './reporter.js';
 import type { TaskSet } from './task-set.js';
 
 /** A task that failed with a throttle and waits to be tried again. */
@@ -36,6 +38,8 @@ export interface AdmissionParts<T> {
   readonly book: ResultBook<T>;
   /** Only when `flushAfter` is set. */
   readonly flush: FlushClock | undefined;
+  /** Only when someone listens to the run's events. */
+  readonly reporter: Reporter<T> | undefined;
 }
 
 /** What the admission tells the pacing: one object, filled in anew before each question. */
@@ -65,23 +69,34 @@ export class Admission<T> {
   /** Set once the run stops starting (a failure for good, or the source's error): no task is retried. */
   private stopping = false;
 
+  /** How many tasks may be in flight at most, whatever the pacing allows. */
+  private readonly concurrency: number;
+  /** The `retry` option, if any. */
+  private readonly retry: ResolvedRetry | undefined;
+
   /**
    * @param pacing How many may be in flight, and how tasks group into results.
-   * @param concurrency How many tasks may be in flight at most, whatever the pacing allows.
-   * @param retry The `retry` option, if any.
+   * @param options The `concurrency` and `retry` options.
    * @param clock The host's clock and timers.
    * @param wake Called when a pause ends: the runner looks again at what may start.
-   * @param parts What waits, the tasks in flight, the results and the flush clock.
+   * @param parts What waits, the tasks in flight, the results, the flush clock and the reporter.
    */
   constructor(
     private readonly pacing: Pacing,
-    private readonly concurrency: number,
-    private readonly retry: ResolvedRetry | undefined,
+    options: Pick<ResolvedOptions, 'concurrency' | 'retry'>,
     private readonly clock: Clock,
     private readonly wake: () => void,
     private readonly parts: AdmissionParts<T>,
   ) {
-    this.learnedRate = retry?.learnRate === true ? new LearnedRate() : undefined;
+    this.concurrency = options.concurrency;
+    this.retry = options.retry;
+    this.learnedRate = options.retry?.learnRate === true ? new LearnedRate() : undefined;
+  }
+
+  /** The run starts: the reporter, if any, hears of it and of the pace. */
+  begin(): void {
+    this.parts.reporter?.start();
+    this.reportPace(false);
   }
 
   /** How many tasks wait to start: retried ones and new factories. */
@@ -172,6 +187,7 @@ export class Admission<T> {
     if (next <= now || next <= this.pausedUntil) return;
     this.pausedUntil = next;
     this.startsChanged = true;
+    this.parts.reporter?.paused(next, 'learned rate');
     // The pause's timer starts the next task; nothing else may be on its way to look again.
     this.paused();
   }
@@ -182,9 +198,12 @@ export class Admission<T> {
    */
   succeeded(run: TaskRun<T>, value: T | undefined): boolean {
     const { group } = run;
-    this.parts.book.fulfil(group, run.position, value);
+    const { book, reporter } = this.parts;
+    book.fulfil(group, run.position, value);
+    reporter?.succeeded(run, value);
     this.pacing.succeeded(run.round);
     this.learnedRate?.succeeded();
+    this.reportPace(false);
     return group.settled === group.size;
   }
 
@@ -195,17 +214,33 @@ export class Admission<T> {
    */
   failed(run: TaskRun<T>, error: unknown): boolean {
     const decision = this.retry === undefined || this.stopping ? undefined : decideRetry(this.retry, error, run.attempt, run.context);
+    const { book, reporter } = this.parts;
     if (decision?.retry !== true) {
-      this.parts.book.reject(run.group, run.position, decision === undefined ? error : decision.reason, run.factory);
+      const reason = decision === undefined ? error : decision.reason;
+      book.reject(run.group, run.position, reason, run.factory);
+      reporter?.failed(run, reason);
       return true;
     }
     this.startsChanged = true;
     const now = this.clock.now();
-    this.pausedUntil = Math.max(this.pausedUntil, now + decision.pause);
+    const pausedBefore = this.pausedUntil;
+    this.pausedUntil = Math.max(pausedBefore, now + decision.pause);
+    reporter?.throttled(run, error, this.pausedUntil);
+    if (this.pausedUntil > pausedBefore && this.pausedUntil > now) reporter?.paused(this.pausedUntil, 'throttle');
     // The task counts as in flight: the pace drops from what was in flight when it failed.
-    if (this.pacing.throttled(run.round, this.parts.tasks.active + 1)) this.learnedRate?.dropped(now, this.pausedUntil);
+    if (this.pacing.throttled(run.round, this.parts.tasks.active + 1)) {
+      this.learnedRate?.dropped(now, this.pausedUntil);
+      this.reportPace(true);
+      const rate = this.learnedRate?.perSecond();
+      if (rate !== undefined) reporter?.rate(rate);
+    }
     this.retries.push({ group: run.group, position: run.position, factory: run.factory, attempt: run.attempt, reason: error });
     return false;
+  }
+
+  /** Tells the reporter the pace, if someone listens: it reports a change, or a drop. */
+  reportPace(dropped: boolean): void {
+    this.parts.reporter?.pace(this.pacing.currentLimit(), this.pacing.currentThreshold(), dropped);
   }
 
   /**
@@ -223,9 +258,13 @@ export class Admission<T> {
     this.pacing.stop();
   }
 
-  /** The run is ending: the retried tasks still waiting are not tried again; they failed, with the reason of their last try. */
+  /** The run is ending: the retried tasks still waiting are not tried again; they are abandoned, with the reason of their last try. */
   abandonRetries(): void {
-    for (const { group, position, reason, factory } of this.retries.takeAll()) this.parts.book.reject(group, position, reason, factory);
+    const { book, reporter } = this.parts;
+    for (const { group, position, attempt, reason, factory } of this.retries.takeAll()) {
+      book.reject(group, position, reason, factory, true);
+      reporter?.abandoned(group, position, attempt, reason);
+    }
   }
 
   /** Nothing may start any more: the pause's timer is cancelled. */

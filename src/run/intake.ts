@@ -99,6 +99,11 @@ export class Intake implements FactorySink {
     this.listener.reportUnhandled(error);
   }
 
+  /** The factories the feed knows of and has not delivered (an array's tail), without pulling any. */
+  unread(): unknown[] {
+    return this.feed.unread?.() ?? [];
+  }
+
   /** Waits for a factory on its way (an async iterator's pull), then releases the source: none is lost. */
   drain(done: (undelivered: unknown[], failure?: { error: unknown }) => void): void {
     this.feed.drain(done);

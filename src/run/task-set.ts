@@ -4,6 +4,7 @@ import type { ResultGroup } from '../result-book.js';
 import { TaskRun } from '../task-run.js';
 import { expected } from '../expected.js';
 import type { TaskFactory } from '../types.js';
+import type { Reporter } from './reporter.js';
 
 export class TaskSet<T> {
   /** Tasks invoked and not settled. */
@@ -17,14 +18,18 @@ export class TaskSet<T> {
   private last: TaskRun<T> | undefined;
   /** Set once torn down: from then on a factory's task is not subscribed, and no task counts. */
   private tornDown = false;
+  /** The task being invoked, until its factory has returned and it is subscribed: in flight, but not linked yet. */
+  private starting: TaskRun<T> | undefined;
 
   /**
    * @param host Subscribes to tasks, and takes what a teardown throws.
    * @param onSettled Told of each task that settles, once, unless the set was torn down first.
+   * @param reporter Told of each try that starts, when someone listens.
    */
   constructor(
     private readonly host: RunnerHost<T>,
     private readonly onSettled: (run: TaskRun<T>, fulfilled: boolean, outcome: unknown) => void,
+    private readonly reporter: Reporter<T> | undefined,
   ) {}
 
   /**
@@ -42,7 +47,12 @@ export class TaskSet<T> {
   private invoke(run: TaskRun<T>): void {
     const { factory } = run;
     this.active++;
+    this.starting = run;
     try {
+      // Reported before the factory runs, so that a try is always started before it settles; the
+      // listener may unsubscribe, and then the task is not invoked.
+      this.reporter?.started(run);
+      if (this.isTornDown()) return;
       if (typeof factory !== 'function') {
         throw new TypeError(expected(`tasks[${run.index}]`, 'a function returning an ObservableInput', factory));
       }
@@ -63,6 +73,8 @@ export class TaskSet<T> {
       this.link(run);
     } catch (reason) {
       run.error(reason);
+    } finally {
+      this.starting = undefined;
     }
   }
 
@@ -80,6 +92,15 @@ export class TaskSet<T> {
     this.onSettled(run, fulfilled, outcome);
     run.factory = undefined;
   };
+
+  /** The tasks in flight, the one being invoked included. */
+  inFlight(): TaskRun<T>[] {
+    const runs: TaskRun<T>[] = [];
+    for (let run = this.first; run !== undefined; run = run.after) runs.push(run);
+    const { starting } = this;
+    if (starting !== undefined && !starting.settled && !runs.includes(starting)) runs.push(starting);
+    return runs;
+  }
 
   /** Tears every running task down, even if a teardown before it throws. */
   tearDown(): void {

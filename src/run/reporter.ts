@@ -1,0 +1,166 @@
+// What a run tells the `events` option (§12). It exists only when someone listens: a run without it
+// reads no clock and makes no object for its reports.
+import type { RunEnd, SlowStartEvent, TaskKey } from '../events.js';
+import type { RunnerHost } from '../host.js';
+import type { ResultGroup } from '../result-book.js';
+import type { TaskRun } from '../task-run.js';
+import type { BatchResult, TaskFactory } from '../types.js';
+
+/** A task that did not succeed, as the end of a run lists it to be run again. */
+export interface Unfinished {
+  readonly index: number;
+  readonly factory: unknown;
+}
+
+/** What the reporter needs of the host: its clock, and where an error thrown by the listener goes. */
+type ReporterHost = Pick<RunnerHost<unknown>, 'now' | 'reportUnhandled'>;
+
+/** The counts of an end, by final account. */
+type Accounts = Pick<RunEnd<unknown>, 'succeeded' | 'failed' | 'abandoned' | 'cancelled' | 'skipped'>;
+
+export class Reporter<T> {
+  /** How many factories have been received: the index of the next. */
+  private received = 0;
+  /** The final accounts so far. */
+  private readonly accounts: { -readonly [K in keyof Accounts]: number } = {
+    succeeded: 0,
+    failed: 0,
+    abandoned: 0,
+    cancelled: 0,
+    skipped: 0,
+  };
+  /** The pace last reported, to report only its changes. */
+  private limit = NaN;
+  private threshold: number | undefined;
+  /** Set once the end is reported: a run ends once. */
+  private ended = false;
+
+  /**
+   * @param listener The `events` option.
+   * @param keys The `keys` option.
+   * @param host The clock, and where the listener's errors go.
+   */
+  constructor(
+    private readonly listener: (event: SlowStartEvent<T>) => void,
+    private readonly keys: readonly TaskKey[] | undefined,
+    private readonly host: ReporterHost,
+  ) {}
+
+  /** The key of the task at `index`. */
+  keyOf(index: number): TaskKey {
+    const { keys } = this;
+    return keys !== undefined && index < keys.length ? keys[index] : index;
+  }
+
+  /** The run starts. */
+  start(): void {
+    this.send({ type: 'start', time: this.host.now() });
+  }
+
+  /** A factory has arrived. */
+  arrived(): void {
+    const index = this.received++;
+    this.send({ type: 'received', key: this.keyOf(index), index, time: this.host.now() });
+  }
+
+  started(run: TaskRun<T>): void {
+    run.startedAt = this.host.now();
+    this.send({ type: 'started', ...this.tryOf(run), time: run.startedAt });
+  }
+
+  succeeded(run: TaskRun<T>, value: T | undefined): void {
+    this.accounts.succeeded++;
+    const time = this.host.now();
+    this.send({ type: 'succeeded', ...this.tryOf(run), value, duration: time - run.startedAt, time });
+  }
+
+  failed(run: TaskRun<T>, reason: unknown): void {
+    this.accounts.failed++;
+    const time = this.host.now();
+    this.send({ type: 'failed', ...this.tryOf(run), reason, duration: time - run.startedAt, time });
+  }
+
+  throttled(run: TaskRun<T>, reason: unknown, retryAt: number): void {
+    const time = this.host.now();
+    this.send({ type: 'throttled', ...this.tryOf(run), reason, duration: time - run.startedAt, retryAt, time });
+  }
+
+  /** A task that waited for a retry will not be tried again. */
+  abandoned(group: ResultGroup<T>, position: number, attempt: number, reason: unknown): void {
+    this.accounts.abandoned++;
+    const index = group.startIndex + position;
+    this.send({ type: 'abandoned', key: this.keyOf(index), index, batch: group.index, attempt, reason, time: this.host.now() });
+  }
+
+  cancelled(run: TaskRun<T>): void {
+    this.accounts.cancelled++;
+    this.send({ type: 'cancelled', ...this.tryOf(run), time: this.host.now() });
+  }
+
+  skipped(index: number): void {
+    this.accounts.skipped++;
+    this.send({ type: 'skipped', key: this.keyOf(index), index, time: this.host.now() });
+  }
+
+  paused(until: number, cause: 'throttle' | 'learned rate'): void {
+    this.send({ type: 'paused', until, cause, time: this.host.now() });
+  }
+
+  /** The pace as it is now: reported if it changed, or if it dropped. */
+  pace(limit: number, threshold: number | undefined, dropped: boolean): void {
+    if (!dropped && limit === this.limit && threshold === this.threshold) return;
+    this.limit = limit;
+    this.threshold = threshold;
+    this.send({ type: 'pace', limit, threshold, dropped, time: this.host.now() });
+  }
+
+  rate(perSecond: number): void {
+    this.send({ type: 'rate', perSecond, time: this.host.now() });
+  }
+
+  result(result: BatchResult<T>): void {
+    this.send({ type: 'result', result, time: this.host.now() });
+  }
+
+  /**
+   * The run has ended. `unfinished` are the tasks that started and did not succeed, in any order;
+   * `neverStarted` the factories from index `firstNeverStarted` on that never started: each is reported
+   * skipped, before the end.
+   */
+  end(how: RunEnd<T>['how'], unfinished: Unfinished[], firstNeverStarted: number, neverStarted: unknown[], error?: unknown): void {
+    if (this.ended) return;
+    this.ended = true;
+    const inOrder = [...unfinished];
+    neverStarted.forEach((factory, offset) => {
+      const index = firstNeverStarted + offset;
+      this.skipped(index);
+      inOrder.push({ index, factory });
+    });
+    inOrder.sort((a, b) => a.index - b.index);
+    const end: RunEnd<T> & { time: number } = {
+      type: 'end',
+      how,
+      ...this.accounts,
+      unfinished: inOrder.map((task) => task.factory as TaskFactory<T>),
+      unfinishedKeys: inOrder.map((task) => this.keyOf(task.index)),
+      time: this.host.now(),
+    };
+    if (how === 'failed') (end as { error?: unknown }).error = error;
+    this.send(end);
+  }
+
+  /** What every event of a try carries but its time. */
+  private tryOf(run: TaskRun<T>): { key: TaskKey; index: number; batch: number; attempt: number } {
+    const { index } = run;
+    return { key: this.keyOf(index), index, batch: run.batch, attempt: run.attempt };
+  }
+
+  /** The listener's errors have nowhere to go but `reportUnhandled`: the run goes on. */
+  private send(event: SlowStartEvent<T>): void {
+    try {
+      this.listener(event);
+    } catch (error) {
+      this.host.reportUnhandled(error);
+    }
+  }
+}
