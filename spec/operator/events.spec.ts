@@ -1,0 +1,439 @@
+// The `events` option (§12): what a run reports, event by event, in virtual time. Each spec logs the
+// events and the stream's own notifications in one list, one line each, so that their order reads
+// as it happened: `time what`.
+import { asyncScheduler, from, map, mergeMap, of, share, Subject, takeUntil, throwError, timer, type Observable } from 'rxjs';
+import { TestScheduler } from 'rxjs/testing';
+import {
+  isSlowStartBatchError,
+  slowStart,
+  slowStartBatch,
+  slowStartState,
+  type SlowStartEvent,
+  type SlowStartState,
+  type TaskFactory,
+} from '../../src/index.js';
+import { errorsReportedLater } from '../support/helpers.js';
+
+/** One line for an event. */
+function line(e: SlowStartEvent): string {
+  const at = `${e.time} `;
+  switch (e.type) {
+    case 'start':
+      return `${at}start`;
+    case 'pace':
+      return `${at}pace ${e.limit}${e.threshold === undefined ? '' : ` from ${e.threshold}`}${e.dropped ? ' dropped' : ''}`;
+    case 'received':
+    case 'skipped':
+      return `${at}${e.type} ${e.key}`;
+    case 'started':
+    case 'cancelled':
+      return `${at}${e.type} ${e.key}#${e.attempt}`;
+    case 'succeeded':
+      return `${at}succeeded ${e.key}#${e.attempt} = ${String(e.value)} after ${e.duration}`;
+    case 'failed':
+      return `${at}failed ${e.key}#${e.attempt}: ${String(e.reason)} after ${e.duration}`;
+    case 'throttled':
+      return `${at}throttled ${e.key}#${e.attempt}: ${String(e.reason)}, again at ${e.retryAt}`;
+    case 'abandoned':
+      return `${at}abandoned ${e.key}#${e.attempt}: ${String(e.reason)}`;
+    case 'paused':
+      return `${at}paused until ${e.until} (${e.cause})`;
+    case 'rate':
+      return `${at}rate ${e.perSecond.toFixed(0)}/s`;
+    case 'result':
+      return `${at}result ${e.result.batch} [${e.result.values.join(', ')}]`;
+    case 'end': {
+      const counts = `${e.succeeded} succeeded, ${e.failed} failed, ${e.abandoned} abandoned, ${e.cancelled} cancelled, ${e.skipped} skipped`;
+      return `${at}end ${e.how}: ${counts}; unfinished [${e.unfinishedKeys.join(', ')}]`;
+    }
+  }
+}
+
+/** Runs `body` in virtual time with a log that the events and `watch`'s notifications both write to. */
+function logged(body: (log: string[], helpers: { watch: (o: Observable<unknown>) => void; now: () => number }) => void): string[] {
+  const log: string[] = [];
+  const scheduler = new TestScheduler(() => {});
+  scheduler.run(({ flush }) => {
+    const now = () => scheduler.now();
+    body(log, {
+      now,
+      watch: (output) =>
+        output.subscribe({
+          next: (result) => log.push(`${now()} next ${(result as { batch: number }).batch}`),
+          error: (error: unknown) => log.push(`${now()} error ${isSlowStartBatchError(error) ? error.message : String(error)}`),
+          complete: () => log.push(`${now()} complete`),
+        }),
+    });
+    flush();
+  });
+  return log;
+}
+
+/** A factory whose task emits `value` and completes after `ms` (virtual), or fails with `reason`. */
+const after =
+  (ms: number, value: unknown): TaskFactory<unknown> =>
+  () =>
+    timer(ms).pipe(map(() => value));
+const failsAfter =
+  (ms: number, reason: unknown): TaskFactory<unknown> =>
+  () =>
+    timer(ms).pipe(mergeMap(() => throwError(() => reason)));
+
+describe('events: a run that succeeds', () => {
+  it('batch pacing: each task received, started and succeeded; each result reported just before it is emitted; the end before complete', () => {
+    const log = logged((log, { watch }) => {
+      const events = (e: SlowStartEvent) => log.push(line(e));
+      watch(slowStart([after(3, 'a'), after(2, 'b'), after(4, 'c')], { events, keys: ['a', 'b', 'c'] }));
+    });
+    expect(log).toEqual([
+      '0 start',
+      '0 pace 1',
+      '0 received a',
+      '0 started a#1',
+      '3 succeeded a#1 = a after 3',
+      // The batch of 1 has succeeded: the next may hold 2.
+      '3 pace 2',
+      '3 result 0 [a]',
+      '3 next 0',
+      '3 received b',
+      '3 received c',
+      '3 started b#1',
+      '3 started c#1',
+      '5 succeeded b#1 = b after 2',
+      '7 succeeded c#1 = c after 4',
+      '7 pace 4',
+      '7 result 1 [b, c]',
+      '7 next 1',
+      '7 end completed: 3 succeeded, 0 failed, 0 abandoned, 0 cancelled, 0 skipped; unfinished []',
+      '7 complete',
+    ]);
+  });
+
+  it('window pacing: a task starts as soon as the pace has room, without waiting for its batch', () => {
+    const log = logged((log, { watch }) => {
+      const events = (e: SlowStartEvent) => log.push(line(e));
+      watch(slowStart([after(3, 'a'), after(2, 'b'), after(4, 'c'), after(1, 'd')], { pacing: 'window', events }));
+    });
+    expect(log).toEqual([
+      '0 start',
+      '0 pace 1',
+      '0 received 0',
+      '0 started 0#1',
+      '3 succeeded 0#1 = a after 3',
+      '3 pace 2',
+      '3 result 0 [a]',
+      '3 next 0',
+      '3 received 1',
+      '3 received 2',
+      '3 started 1#1',
+      '3 started 2#1',
+      '5 succeeded 1#1 = b after 2',
+      // Two in flight at most until 3 tasks have succeeded: task 3 starts in task 1's place.
+      '5 received 3',
+      '5 started 3#1',
+      '6 succeeded 3#1 = d after 1',
+      // Three successes: up to 4 in flight (there is no task left to start).
+      '6 pace 4',
+      '7 succeeded 2#1 = c after 4',
+      '7 result 1 [b, c]',
+      '7 next 1',
+      '7 result 2 [d]',
+      '7 next 2',
+      '7 end completed: 4 succeeded, 0 failed, 0 abandoned, 0 cancelled, 0 skipped; unfinished []',
+      '7 complete',
+    ]);
+  });
+
+  it('delivers to a Subject, and one subscription drives one run: the events add nothing to start', () => {
+    const events = new Subject<SlowStartEvent<number>>();
+    let invoked = 0;
+    const seen: string[] = [];
+    events.subscribe((e) => seen.push(e.type));
+    const results = from([0, 1, 2].map((i) => () => (invoked++, of(i)))).pipe(slowStartBatch({ events }), share());
+    results.subscribe();
+    expect(invoked).toBe(3);
+    expect(seen.filter((type) => type === 'started')).toHaveLength(3);
+    expect(seen.at(-1)).toBe('end');
+  });
+});
+
+describe('events: a run that fails', () => {
+  it('a task that fails for good: failed, its batch runs to its end, then the end with the error and what to run again', () => {
+    const log = logged((log, { watch }) => {
+      const events = (e: SlowStartEvent) => log.push(line(e));
+      const tasks = [after(1, 'a'), failsAfter(2, 'quota'), after(3, 'c'), after(1, 'd')];
+      watch(slowStart(tasks, { events, keys: ['a', 'b', 'c', 'd'] }));
+    });
+    expect(log).toEqual([
+      '0 start',
+      '0 pace 1',
+      '0 received a',
+      '0 started a#1',
+      '1 succeeded a#1 = a after 1',
+      '1 pace 2',
+      '1 result 0 [a]',
+      '1 next 0',
+      '1 received b',
+      '1 received c',
+      '1 started b#1',
+      '1 started c#1',
+      '3 failed b#1: quota after 2',
+      '4 succeeded c#1 = c after 3',
+      // d was never pulled from the array: it is skipped, and listed to run again with b.
+      '4 skipped d',
+      '4 end failed: 2 succeeded, 1 failed, 0 abandoned, 0 cancelled, 1 skipped; unfinished [b, d]',
+      '4 error slowStartBatch: 1 of 2 tasks failed in batch 1; 2 tasks succeeded in all; 1 task skipped',
+    ]);
+  });
+
+  it("the source's error: what waited is skipped, and the end carries the source's error", () => {
+    const log = logged((log, { watch }) => {
+      const events = (e: SlowStartEvent) => log.push(line(e));
+      const source = new Subject<TaskFactory<unknown>>();
+      watch(source.pipe(slowStartBatch({ initialBatchSize: 2, events })));
+      source.next(after(1, 'a'));
+      source.error('gone');
+    });
+    expect(log).toEqual([
+      '0 start',
+      '0 pace 2',
+      '0 received 0',
+      '0 skipped 0',
+      '0 end failed: 0 succeeded, 0 failed, 0 abandoned, 0 cancelled, 1 skipped; unfinished [0]',
+      '0 error gone',
+    ]);
+  });
+});
+
+describe('events: throttles', () => {
+  it('a throttle: when the next try may come, the pause, the drop of the pace, and the retry as attempt 2', () => {
+    const log = logged((log, { watch }) => {
+      const events = (e: SlowStartEvent) => log.push(line(e));
+      let tries = 0;
+      const throttledOnce: TaskFactory<unknown> = () => (++tries === 1 ? failsAfter(1, 429)({} as never) : after(1, 'b')({} as never));
+      watch(slowStart([after(1, 'a'), throttledOnce, after(2, 'c')], { events, keys: ['a', 'b', 'c'], retry: { delay: 5 } }));
+    });
+    expect(log).toEqual([
+      '0 start',
+      '0 pace 1',
+      '0 received a',
+      '0 started a#1',
+      '1 succeeded a#1 = a after 1',
+      '1 pace 2',
+      '1 result 0 [a]',
+      '1 next 0',
+      '1 received b',
+      '1 received c',
+      '1 started b#1',
+      '1 started c#1',
+      '2 throttled b#1: 429, again at 7',
+      '2 paused until 7 (throttle)',
+      // Half of the 2 in flight, but no less than initialBatchSize.
+      '2 pace 1 from 1 dropped',
+      '3 succeeded c#1 = c after 2',
+      '7 started b#2',
+      '8 succeeded b#2 = b after 1',
+      '8 pace 2 from 1',
+      '8 result 1 [b, c]',
+      '8 next 1',
+      '8 end completed: 3 succeeded, 0 failed, 0 abandoned, 0 cancelled, 0 skipped; unfinished []',
+      '8 complete',
+    ]);
+  });
+
+  it('a retry waiting when the run stops is abandoned, not failed: in the events, in `results` and in the message', () => {
+    let error: unknown;
+    const log = logged((log) => {
+      const events = (e: SlowStartEvent) => log.push(line(e));
+      const when = (reason: unknown) => reason === 429;
+      slowStart([failsAfter(1, 429), failsAfter(2, 'fatal')], { initialBatchSize: 2, events, retry: { when, delay: 10 } }).subscribe({
+        error: (e: unknown) => (error = e),
+      });
+    });
+    expect(log).toEqual([
+      '0 start',
+      '0 pace 2',
+      '0 received 0',
+      '0 received 1',
+      '0 started 0#1',
+      '0 started 1#1',
+      '1 throttled 0#1: 429, again at 11',
+      '1 paused until 11 (throttle)',
+      '1 pace 2 from 2 dropped',
+      '2 failed 1#1: fatal after 2',
+      '2 abandoned 0#1: 429',
+      '2 end failed: 0 succeeded, 1 failed, 1 abandoned, 0 cancelled, 0 skipped; unfinished [0, 1]',
+    ]);
+    expect(isSlowStartBatchError(error) && error.results).toEqual([
+      { index: 0, status: 'abandoned', reason: 429 },
+      { index: 1, status: 'rejected', reason: 'fatal' },
+    ]);
+    expect(isSlowStartBatchError(error) && error.message).toBe(
+      'slowStartBatch: 1 of 2 tasks failed and 1 abandoned in batch 0; 0 tasks succeeded in all; 0 tasks skipped',
+    );
+  });
+
+  it('retry.learnRate: the rate learned at a drop, and the pauses that space the starts after it', () => {
+    const log = logged((log) => {
+      const events = (e: SlowStartEvent) => {
+        if (e.type === 'rate' || e.type === 'paused') log.push(line(e));
+      };
+      let calls = 0;
+      // Batches of 4 tasks of 10 ms; the sixth call, in the second batch, is throttled once.
+      const tasks = Array.from(
+        { length: 12 },
+        (_, i) => () => (++calls === 6 ? failsAfter(10, 429)({} as never) : after(10, i)({} as never)),
+      );
+      slowStart(tasks, { initialBatchSize: 4, growthFactor: 1, events, retry: { delay: 100, learnRate: true } }).subscribe();
+    });
+    // At 20, five successes since the first start at 0 (the fifth call's just before the throttle):
+    // 250 tasks a second, so after the pause the starts are 4 ms apart.
+    expect(log.slice(0, 3)).toEqual(['20 paused until 120 (throttle)', '20 rate 250/s', '120 paused until 124 (learned rate)']);
+  });
+});
+
+describe('events: cancel and resume', () => {
+  it('cancel: in flight cancelled, what waited or was never pulled skipped, and the end lists it all to run again', () => {
+    const log = logged((log, { watch }) => {
+      const events = (e: SlowStartEvent) => log.push(line(e));
+      const tasks = [after(1, 'a'), after(5, 'b'), after(5, 'c'), after(1, 'd')];
+      const subscription = slowStart(tasks, { events, keys: ['a', 'b', 'c', 'd'] }).subscribe();
+      timer(3).subscribe(() => subscription.unsubscribe());
+      watch(of());
+    });
+    expect(log.slice(-6)).toEqual([
+      '1 started b#1',
+      '1 started c#1',
+      '3 cancelled b#1',
+      '3 cancelled c#1',
+      '3 skipped d',
+      '3 end cancelled: 1 succeeded, 0 failed, 0 abandoned, 2 cancelled, 1 skipped; unfinished [b, c, d]',
+    ]);
+  });
+
+  it("a resumed run given the end's `unfinished` and `unfinishedKeys` reports the same keys; one state counts on across both runs", () => {
+    const states: SlowStartState[] = [];
+    const events = new Subject<SlowStartEvent<string>>();
+    events.pipe(slowStartState()).subscribe((state) => states.push(state));
+    let end: Extract<SlowStartEvent<string>, { type: 'end' }> | undefined;
+    events.subscribe((e) => {
+      if (e.type === 'end') end = e;
+    });
+    const log = logged((log) => {
+      events.subscribe((e) => log.push(line(e)));
+      const tasks = ['a', 'b', 'c', 'd'].map((key) => after(2, key)) as TaskFactory<string>[];
+      const first = slowStart(tasks, { events, keys: ['a', 'b', 'c', 'd'] }).subscribe();
+      asyncScheduler.schedule(() => {
+        first.unsubscribe();
+        const { unfinished, unfinishedKeys } = end!;
+        slowStart(unfinished, { events, keys: unfinishedKeys }).subscribe();
+      }, 3);
+    });
+    expect(log.filter((entry) => / (started|succeeded|cancelled|skipped|end) /.test(entry))).toEqual([
+      '0 started a#1',
+      '2 succeeded a#1 = a after 2',
+      '2 started b#1',
+      '2 started c#1',
+      '3 cancelled b#1',
+      '3 cancelled c#1',
+      '3 skipped d',
+      '3 end cancelled: 1 succeeded, 0 failed, 0 abandoned, 2 cancelled, 1 skipped; unfinished [b, c, d]',
+      // The resumed run: index 0 is b, and says so.
+      '3 started b#1',
+      '5 succeeded b#1 = b after 2',
+      '5 started c#1',
+      '5 started d#1',
+      '7 succeeded c#1 = c after 2',
+      '7 succeeded d#1 = d after 2',
+      '7 end completed: 3 succeeded, 0 failed, 0 abandoned, 0 cancelled, 0 skipped; unfinished []',
+    ]);
+    const last = states.at(-1)!;
+    expect({ succeeded: last.succeeded, cancelled: last.cancelled, skipped: last.skipped, ended: last.ended }).toEqual({
+      succeeded: 4,
+      cancelled: 0,
+      skipped: 0,
+      ended: 'completed',
+    });
+    expect([...last.tasks]).toEqual([
+      ['a', 'succeeded'],
+      ['b', 'succeeded'],
+      ['c', 'succeeded'],
+      ['d', 'succeeded'],
+    ]);
+    // Just after the cancel, before the resumed run began.
+    const atCancel = states.find((state) => state.ended === 'cancelled')!;
+    expect([atCancel.succeeded, atCancel.cancelled, atCancel.skipped, atCancel.inFlight]).toEqual([1, 2, 1, 0]);
+  });
+});
+
+describe('events: the listener', () => {
+  it('an error thrown by the listener goes to config.onUnhandledError, and the run goes on', async () => {
+    let completed = false;
+    const reported = await errorsReportedLater(async () => {
+      const thrown = new Error('listener');
+      slowStart([() => of(1), () => of(2)], {
+        events: (e) => {
+          if (e.type === 'succeeded') throw thrown;
+        },
+      }).subscribe({ complete: () => (completed = true) });
+      await Promise.resolve();
+    });
+    expect(completed).toBe(true);
+    expect(reported.map((error) => (error as Error).message)).toEqual(['listener', 'listener']);
+  });
+
+  it('a listener that unsubscribes as a task starts: the task is not invoked, and is accounted cancelled', () => {
+    const seen: SlowStartEvent[] = [];
+    let invoked = 0;
+    const leave = new Subject<void>();
+    slowStart([() => (invoked++, of(1))], {
+      events: (e) => {
+        seen.push(e);
+        if (e.type === 'started') leave.next();
+      },
+    })
+      .pipe(takeUntil(leave))
+      .subscribe();
+    expect(invoked).toBe(0);
+    expect(seen.map((e) => e.type)).toEqual(['start', 'pace', 'received', 'started', 'cancelled', 'end']);
+  });
+
+  it('is validated when the operator is made, as every option is', () => {
+    expect(() => slowStartBatch({ events: 'log' as never })).toThrow(
+      new TypeError('Expected `events` to be a function, or an observer with a `next` method (a Subject), got "log" (string)'),
+    );
+    expect(() => slowStartBatch({ events: {} as never })).toThrow(TypeError);
+    expect(() => slowStart([], { keys: 'ab' as never })).toThrow(
+      new TypeError('Expected `keys` to be an array of strings and numbers, got "ab" (string)'),
+    );
+    expect(() => slowStart([], { keys: [1, {}] as never })).toThrow(
+      new TypeError('Expected `keys[1]` to be a string or a number, got an object (object)'),
+    );
+    expect(() => slowStart([], { keys: [], events: { next() {} } })).not.toThrow();
+  });
+
+  it('types the events by the tasks: a value is what the task gives', () => {
+    const values: number[] = [];
+    slowStart([() => of(1), () => of(2)], {
+      events: (e) => {
+        if (e.type === 'succeeded' && e.value !== undefined) values.push(e.value satisfies number);
+      },
+    }).subscribe();
+    expect(values).toEqual([1, 2]);
+  });
+
+  it('an error from a task that throws at once is still after its start', () => {
+    const seen: string[] = [];
+    slowStart([() => throwError(() => 'now')], { events: (e) => seen.push(e.type) }).subscribe({ error: () => {} });
+    expect(seen).toEqual(['start', 'pace', 'received', 'started', 'failed', 'end']);
+  });
+
+  it('keeps its own copy of `keys`: a change to the array after the call reaches no run', () => {
+    const keys = ['a'];
+    const seen: unknown[] = [];
+    const run = slowStart([() => of(1)], { keys, events: (e) => e.type === 'started' && seen.push(e.key) });
+    keys[0] = 'changed';
+    run.subscribe();
+    expect(seen).toEqual(['a']);
+  });
+});
