@@ -6,7 +6,7 @@
  * (per task and try) and `delay` is the plan's number or function, so nothing is random.
  */
 import { Observable, Subject, Subscription, VirtualTimeScheduler, from, take, tap } from 'rxjs';
-import { slowStart, slowStartBatch, type BatchResult, type SlowStartOptions, type TaskFactory } from '../../src/index.js';
+import { slowStart, slowStartBatch, type BatchResult, type SlowStartEvent, type SlowStartOptions, type TaskFactory } from '../../src/index.js';
 import type { RetryTrace } from './retry-invariants.js';
 import type { DelayPlan, RetryPlan, RetryScenario, RetryTaskPlan, RetryTraceEvent, TryPlan, Verdict } from './retry-model.js';
 import { traceEndOf, type ScenarioOptions } from './harness.js';
@@ -141,11 +141,14 @@ export interface RetryObserved {
   pendingTimersAfterEnd: number;
   received: number;
   log: (RetryTraceEvent | { type: 'end' })[];
+  /** With `listen`: the run's events, each with the length of `log` when it came, to order it among them. */
+  events: { event: SlowStartEvent; at: number }[];
 }
 
 const nextMacrotask = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-export async function runRetryScenario(s: RetryScenarioSpec): Promise<RetryObserved> {
+/** Runs a scenario on the operator; with `listen`, its `events` option records the run's events too. */
+export async function runRetryScenario(s: RetryScenarioSpec, listen = false): Promise<RetryObserved> {
   const scheduler = new VirtualTimeScheduler();
   const harnessActions = new Set<unknown>();
   const observed: RetryObserved = {
@@ -159,6 +162,7 @@ export async function runRetryScenario(s: RetryScenarioSpec): Promise<RetryObser
     pendingTimersAfterEnd: 0,
     received: 0,
     log: [],
+    events: [],
   };
   const note = (event: RetryTraceEvent | { type: 'end' }) => observed.log.push(event);
   const noteSettled = (index: number, attempt: number, ok: boolean) => note({ type: 'settle', index, attempt, ok, time: scheduler.now() });
@@ -241,6 +245,7 @@ export async function runRetryScenario(s: RetryScenarioSpec): Promise<RetryObser
     ...s.options,
     retry: retryOption(s.options.retry, s.tasks, observed.calls, () => scheduler.now()),
     scheduler,
+    ...(listen ? { events: (event: SlowStartEvent) => observed.events.push({ event, at: observed.log.length }) } : {}),
   } as unknown as SlowStartOptions;
   let subject: Subject<TaskFactory<unknown>> | undefined;
   let output: Observable<BatchResult<unknown>>;
