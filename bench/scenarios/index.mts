@@ -1,4 +1,5 @@
 import type { Scenario } from '../harness.mjs';
+import { eventsCost } from './events-cost.mjs';
 import { idle } from './idle.mjs';
 import { manyClients } from './many-clients.mjs';
 import { memory } from './memory.mjs';
@@ -22,4 +23,5 @@ export const scenarios: readonly Scenario[] = [
   windowExposure,
   windowCost,
   manyClients,
+  eventsCost,
 ];

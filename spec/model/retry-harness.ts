@@ -6,7 +6,14 @@
  * (per task and try) and `delay` is the plan's number or function, so nothing is random.
  */
 import { Observable, Subject, Subscription, VirtualTimeScheduler, from, take, tap } from 'rxjs';
-import { slowStart, slowStartBatch, type BatchResult, type SlowStartEvent, type SlowStartOptions, type TaskFactory } from '../../src/index.js';
+import {
+  slowStart,
+  slowStartBatch,
+  type BatchResult,
+  type SlowStartEvent,
+  type SlowStartOptions,
+  type TaskFactory,
+} from '../../src/index.js';
 import type { RetryTrace } from './retry-invariants.js';
 import type { DelayPlan, RetryPlan, RetryScenario, RetryTaskPlan, RetryTraceEvent, TryPlan, Verdict } from './retry-model.js';
 import { traceEndOf, type ScenarioOptions } from './harness.js';

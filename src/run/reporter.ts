@@ -64,20 +64,41 @@ export class Reporter<T> {
   }
 
   started(run: TaskRun<T>): void {
-    run.startedAt = this.host.now();
-    this.send({ type: 'started', ...this.tryOf(run), time: run.startedAt });
+    const time = (run.startedAt = this.host.now());
+    const { index } = run;
+    this.send({ type: 'started', key: this.keyOf(index), index, batch: run.batch, attempt: run.attempt, time });
   }
 
   succeeded(run: TaskRun<T>, value: T | undefined): void {
     this.accounts.succeeded++;
     const time = this.host.now();
-    this.send({ type: 'succeeded', ...this.tryOf(run), value, duration: time - run.startedAt, time });
+    const { index } = run;
+    this.send({
+      type: 'succeeded',
+      key: this.keyOf(index),
+      index,
+      batch: run.batch,
+      attempt: run.attempt,
+      value,
+      duration: time - run.startedAt,
+      time,
+    });
   }
 
   failed(run: TaskRun<T>, reason: unknown): void {
     this.accounts.failed++;
     const time = this.host.now();
-    this.send({ type: 'failed', ...this.tryOf(run), reason, duration: time - run.startedAt, time });
+    const { index } = run;
+    this.send({
+      type: 'failed',
+      key: this.keyOf(index),
+      index,
+      batch: run.batch,
+      attempt: run.attempt,
+      reason,
+      duration: time - run.startedAt,
+      time,
+    });
   }
 
   throttled(run: TaskRun<T>, reason: unknown, retryAt: number): void {

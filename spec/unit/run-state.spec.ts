@@ -1,0 +1,109 @@
+// The live state alone: the fold of events (src/run-state.ts) and its operator (slowStartState()).
+import { Subject } from 'rxjs';
+import { slowStartState, type SlowStartEvent, type SlowStartState } from '../../src/index.js';
+import { initialState, nextState } from '../../src/run-state.js';
+
+const fold = (events: SlowStartEvent[]): SlowStartState => events.reduce(nextState, initialState());
+const counts = (s: SlowStartState) => ({
+  waiting: s.waiting,
+  inFlight: s.inFlight,
+  retrying: s.retrying,
+  succeeded: s.succeeded,
+  failed: s.failed,
+  abandoned: s.abandoned,
+  cancelled: s.cancelled,
+  skipped: s.skipped,
+});
+const zero = { waiting: 0, inFlight: 0, retrying: 0, succeeded: 0, failed: 0, abandoned: 0, cancelled: 0, skipped: 0 };
+const task = (type: 'received' | 'skipped', key: string, time = 0): SlowStartEvent => ({ type, key, index: 0, time });
+const trying = (type: 'started' | 'cancelled', key: string, attempt = 1, time = 0): SlowStartEvent => ({
+  type,
+  key,
+  index: 0,
+  batch: 0,
+  attempt,
+  time,
+});
+
+describe('the live state', () => {
+  it('before any event: nothing counted, no pace, no pause, no end', () => {
+    expect(counts(initialState())).toEqual(zero);
+    const { limit, threshold, pausedUntil, rate, ended, tasks } = initialState();
+    expect({ limit, threshold, pausedUntil, rate, ended, tasks: tasks.size }).toEqual({
+      limit: undefined,
+      threshold: undefined,
+      pausedUntil: undefined,
+      rate: undefined,
+      ended: undefined,
+      tasks: 0,
+    });
+  });
+
+  it('moves each task between counts by its latest event', () => {
+    const state = fold([
+      task('received', 'a'),
+      task('received', 'b'),
+      trying('started', 'a'),
+      { type: 'throttled', key: 'a', index: 0, batch: 0, attempt: 1, reason: 429, duration: 2, retryAt: 9, time: 2 },
+      { type: 'succeeded', key: 'b', index: 1, batch: 0, attempt: 1, value: 1, duration: 3, time: 3 },
+    ]);
+    // b succeeded without a start of its own in this list: a state only follows what it is told.
+    expect(counts(state)).toEqual({ ...zero, retrying: 1, succeeded: 1 });
+    expect(state.tasks.get('a')).toBe('retrying');
+  });
+
+  it('carries its counts across a resumed run: a task cancelled, then received again, waits again', () => {
+    const cancelled = fold([task('received', 'a'), trying('started', 'a'), trying('cancelled', 'a'), task('skipped', 'b')]);
+    expect(counts(cancelled)).toEqual({ ...zero, cancelled: 1, skipped: 1 });
+    const resumed = [task('received', 'a'), task('received', 'b'), trying('started', 'a')].reduce(nextState, cancelled);
+    expect(counts(resumed)).toEqual({ ...zero, waiting: 1, inFlight: 1 });
+  });
+
+  it('keeps the pace, the pause and the rate, and forgets the pause and the end when a run starts', () => {
+    const state = fold([
+      { type: 'pace', limit: 4, threshold: 2, dropped: true, time: 1 },
+      { type: 'paused', until: 50, cause: 'throttle', time: 1 },
+      { type: 'rate', perSecond: 12, time: 1 },
+      {
+        type: 'end',
+        how: 'cancelled',
+        succeeded: 0,
+        failed: 0,
+        abandoned: 0,
+        cancelled: 0,
+        skipped: 0,
+        unfinished: [],
+        unfinishedKeys: [],
+        time: 2,
+      },
+    ]);
+    expect([state.limit, state.threshold, state.pausedUntil, state.rate, state.ended]).toEqual([4, 2, 50, 12, 'cancelled']);
+    const next = nextState(state, { type: 'start', time: 3 });
+    expect([next.limit, next.pausedUntil, next.rate, next.ended]).toEqual([4, undefined, undefined, undefined]);
+  });
+
+  it('slowStartState(): the state before any event at once, then a new state object per event', () => {
+    const events = new Subject<SlowStartEvent>();
+    const states: SlowStartState[] = [];
+    events.pipe(slowStartState()).subscribe((state) => states.push(state));
+    expect(states).toHaveLength(1);
+    expect(counts(states[0])).toEqual(zero);
+    events.next(task('received', 'a'));
+    expect(states).toHaveLength(2);
+    expect(states[1]).not.toBe(states[0]);
+    expect(states[1].waiting).toBe(1);
+  });
+
+  it('slowStartState(): each subscription folds on its own', () => {
+    const events = new Subject<SlowStartEvent>();
+    const first: number[] = [];
+    const second: number[] = [];
+    const state = events.pipe(slowStartState());
+    state.subscribe((s) => first.push(s.waiting));
+    events.next(task('received', 'a'));
+    state.subscribe((s) => second.push(s.waiting));
+    events.next(task('received', 'b'));
+    expect(first).toEqual([0, 1, 2]);
+    expect(second).toEqual([0, 1]);
+  });
+});
