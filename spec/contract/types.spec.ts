@@ -7,6 +7,8 @@ import {
   slowStartBatch,
   type BatchResult,
   type SlowStartBatchError,
+  type SlowStartEvent,
+  type SlowStartOptions,
   type TaskContext,
   type TaskFactory,
   type TaskOutcome,
@@ -74,6 +76,28 @@ describe('types', () => {
     expect(() => slowStart([() => of(1)], { pacing: 'window', maxBatchSize: 64 })).not.toThrow();
     // @ts-expect-error unknown options are rejected, by the compiler and at run time
     expect(() => slowStart([() => of(1)], { initalBatchSize: 2 })).toThrow(TypeError);
+  });
+
+  it('keep options written apart from the call with `satisfies`; without it, a literal widens and the call fails', () => {
+    const widened = { pacing: 'window' };
+    // @ts-expect-error `pacing` widened to `string` matches neither shape of the options
+    expect(() => slowStart([], widened)).not.toThrow();
+    const kept = { pacing: 'window', maxBatchSize: 6 } satisfies SlowStartOptions;
+    expectTypeOf(slowStart([() => of(1)], kept)).toEqualTypeOf<Observable<BatchResult<number>>>();
+  });
+
+  it("type the events by the tasks' values", () => {
+    slowStart([() => of(1)], {
+      events: (event) => {
+        expectTypeOf(event).toEqualTypeOf<SlowStartEvent<number>>();
+        if (event.type === 'succeeded') expectTypeOf(event.value).toEqualTypeOf<number | undefined>();
+      },
+    });
+    expectTypeOf<Extract<TaskOutcome<number>, { status: 'abandoned' }>>().toEqualTypeOf<{
+      readonly index: number;
+      readonly status: 'abandoned';
+      readonly reason: unknown;
+    }>();
   });
 });
 

@@ -2,7 +2,7 @@
  * Throttles slow the run down instead of stopping it (§10): a transient failure pauses every start,
  * drops the pace, and the task is tried again ahead of every new one, with a fresh context.
  */
-import { concat, defer, map, Subject, timer, VirtualTimeScheduler } from 'rxjs';
+import { concat, defer, map, Subject, throwError, timer, VirtualTimeScheduler } from 'rxjs';
 import {
   isSlowStartBatchError,
   slowStart,
@@ -424,5 +424,27 @@ describe('retry.learnRate', () => {
     // Had the spacing's timer been scheduled after the run closed, the clock would have run on to it.
     expect(r.scheduler.frame).toBe(131);
     expect(r.tries.map(({ index }) => index).at(-1)).toBe(3);
+  });
+});
+
+describe('a dead backend, with the default backoff and tries (README, "In an Angular service")', () => {
+  /** When the run errors, in virtual ms, for a task whose every try fails at once, with `Math.random` fixed. */
+  function failsAt(random: number): number {
+    const spy = jest.spyOn(Math, 'random').mockReturnValue(random);
+    try {
+      const scheduler = new VirtualTimeScheduler();
+      let at = -1;
+      const noAnswer = () => throwError(() => new Error('status 0'));
+      slowStart([noAnswer], { scheduler, retry: {} }).subscribe({ error: () => (at = scheduler.now()) });
+      scheduler.flush();
+      return at;
+    } finally {
+      spy.mockRestore();
+    }
+  }
+
+  it('surfaces after 1.5 to 3 s: three tries, with pauses of 0.5 to 1 s and 1 to 2 s between them', () => {
+    expect(failsAt(0)).toBe(500 + 1000);
+    expect(failsAt(0.999)).toBeCloseTo(999.5 + 1999, 6);
   });
 });
