@@ -2,7 +2,8 @@
 // `npm run check:readme`; CI runs it from .ci/run.
 //
 // - A snippet is a fenced block that opens with ```ts. The snippets are read from README.md each time:
-//   no copy of them is kept anywhere else.
+//   no copy of them is kept anywhere else. The ```typescript blocks are not snippets: they are files of
+//   the Angular example, verbatim (spec/contract/readme.spec.ts checks it), compiled and tested there.
 // - Each snippet becomes a module of its own (an `export {}` is appended), so snippets never see each
 //   other's names.
 // - A snippet may use names it does not define (`users`, `http`, `Pod`, ...). What it assumes is written

@@ -178,3 +178,12 @@ describe("the README's TaskContext", () => {
     for (const key of Object.keys(aContext())) expect([key, named(task).includes(key)]).toEqual([key, true]);
   });
 });
+
+describe("the README's Angular recipe", () => {
+  // Its ```typescript blocks are not compiled at the root, which has no Angular: they are the example's
+  // files, compiled and tested in examples/angular by CI, and must be them verbatim.
+  it.each(['recipe.service.ts', 'testing-recipe.spec.ts'])('is examples/angular/src/app/%s, verbatim', (file) => {
+    const code = readFileSync(join(__dirname, '..', '..', 'examples', 'angular', 'src', 'app', file), 'utf8').trimEnd();
+    expect(section('In an Angular service')).toContain('```typescript\n' + code + '\n```');
+  });
+});

@@ -429,13 +429,15 @@ describe('retry.learnRate', () => {
 
 describe('a dead backend, with the default backoff and tries (README, "In an Angular service")', () => {
   /** When the run errors, in virtual ms, for a task whose every try fails at once, with `Math.random` fixed. */
-  function failsAt(random: number): number {
+  function failsAt(random: number, maxAttempts?: number): number {
     const spy = jest.spyOn(Math, 'random').mockReturnValue(random);
     try {
       const scheduler = new VirtualTimeScheduler();
       let at = -1;
       const noAnswer = () => throwError(() => new Error('status 0'));
-      slowStart([noAnswer], { scheduler, retry: {} }).subscribe({ error: () => (at = scheduler.now()) });
+      slowStart([noAnswer], { scheduler, retry: maxAttempts === undefined ? {} : { maxAttempts } }).subscribe({
+        error: () => (at = scheduler.now()),
+      });
       scheduler.flush();
       return at;
     } finally {
@@ -446,5 +448,10 @@ describe('a dead backend, with the default backoff and tries (README, "In an Ang
   it('surfaces after 1.5 to 3 s: three tries, with pauses of 0.5 to 1 s and 1 to 2 s between them', () => {
     expect(failsAt(0)).toBe(500 + 1000);
     expect(failsAt(0.999)).toBeCloseTo(999.5 + 1999, 6);
+  });
+
+  it('with `maxAttempts: 5`, after 7.5 to 15 s: each try more doubles the pause', () => {
+    expect(failsAt(0, 5)).toBe(500 + 1000 + 2000 + 4000);
+    expect(failsAt(0.999, 5)).toBeCloseTo(999.5 + 1999 + 3998 + 7996, 6);
   });
 });

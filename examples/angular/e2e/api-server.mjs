@@ -6,7 +6,8 @@
 //                  again Retry-After seconds after the first refusal.
 //   500 Internal Server Error, the first time an item of `failing` is asked for (a real failure).
 // Every request is recorded, including those the browser aborts before the answer (Cancel): the
-// test reads `server.stats()`. Anything else is served from `staticDir` (the built app), if given.
+// test reads `server.stats()`, and `server.itemCounts()` to hold the page's counts against the
+// server's. Anything else is served from `staticDir` (the built app), if given.
 import { createServer } from 'node:http';
 import { readFile } from 'node:fs/promises';
 import { extname, join, normalize } from 'node:path';
@@ -133,6 +134,29 @@ export async function startApiServer({
         log: requests.map((request) => ({ ...request })),
         items: new Map(items),
       };
+    },
+    /**
+     * The items of the requests from the `since`-th on, counted by the answer to each item's latest
+     * request: what the page's counts should say of the same items. A request still open reads
+     * 'aborted' until it is answered, so count when none is open.
+     */
+    itemCounts(since = 0) {
+      const latest = new Map(requests.slice(since).map((request) => [request.name, request.answer]));
+      const count = (answer) => [...latest.values()].filter((each) => each === answer).length;
+      return {
+        items: latest.size,
+        created: count(201),
+        conflicts: count(409),
+        refused: count(429),
+        failed: count(500),
+        aborted: count('aborted'),
+      };
+    },
+    /** From now on, accepts `remaining` more requests, then refuses them (429) for `seconds`. */
+    limit({ remaining, seconds }) {
+      tokens = remaining;
+      refillAt = undefined;
+      retryAfterSeconds = seconds;
     },
     /** Stops at once: open connections are closed too. */
     close() {

@@ -8,8 +8,13 @@
 //   2. Resume: a batch of 1 again; item-31 is refused with 500, a real failure: the run stops after
 //      its batch and shows the error.
 //   3. Resume again: item-31 goes first, the run completes, every item exists once.
-// It saves a screenshot of the page at the end to ../../docs/angular-example.png, prints the timings,
-// and stops by itself: everything is closed after the story or after 120 s, whichever comes first.
+//   4. Create the 32 items again, with the server's quota set to 1 request and a Retry-After of 3 s:
+//      the first is a 409 (done), the next batch of 2 is refused. Cancel during the pause: the two
+//      show as abandoned, not failed, and are not sent again.
+// After each step, the page's counts are held against the server's own (how it answered each item's
+// latest request). It saves a screenshot of the page after step 3 to ../../docs/angular-example.png,
+// prints the timings, and stops by itself: everything is closed after the story or after 120 s,
+// whichever comes first.
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -68,6 +73,38 @@ try {
   const batchStates = () =>
     rows.evaluateAll((lis) => lis.map((li) => [...li.querySelectorAll('[data-state]')].map((cell) => cell.getAttribute('data-state'))));
   const expectText = (locator, text) => locator.filter({ hasText: text }).waitFor({ timeout: 10_000 });
+
+  /**
+   * Asserts that the page counts the items of the job as the server does, by the answer to each
+   * item's latest request since the `since`-th request (where the job began): done is what the server
+   * created or already had, failed what it failed (500), and each item it refused (429) is retrying
+   * while the run goes on, abandoned once it stopped, never failed. Once stopped, skipped is what was
+   * never sent or was aborted.
+   */
+  async function assertCountsMatchServer(step, since = 0) {
+    assert.equal(server.stats().open, 0, `${step}: no request open while counting`);
+    const number = async (name) => Number(await count(name).textContent());
+    const [done, total] = ((await count('done').textContent()) ?? '').split(' / ').map(Number);
+    const running = (await status.textContent()) === 'running';
+    const items = server.itemCounts(since);
+    assert.deepEqual(
+      {
+        done,
+        failed: await number('failed'),
+        retrying: await number('retrying'),
+        abandoned: await number('abandoned'),
+        skipped: await number('skipped'),
+      },
+      {
+        done: items.created + items.conflicts,
+        failed: items.failed,
+        retrying: running ? items.refused : 0,
+        abandoned: running ? 0 : items.refused,
+        skipped: running ? 0 : total - items.items + items.aborted,
+      },
+      `${step}: the page's counts are the server's`,
+    );
+  }
   phase('start (server, browser, page)');
 
   // 1. Create: the ramp, the quota, the throttled requests retried after Retry-After, Cancel.
@@ -90,6 +127,7 @@ try {
   assert.deepEqual([stats.created, stats.conflicts, stats.refused, stats.aborted], [17, 2, 6, 0]);
   const fillsAt = stats.quotaFillsAt;
   assert.ok(fillsAt !== undefined);
+  await assertCountsMatchServer('run 1, throttled');
 
   // No click: the run sends the 6 again (1, 2, 3), then the next batch of 4; Cancel with it on the wire.
   await until('the first batch after the throttle on the wire', () => server.stats().requests === 35 && server.stats().open === 4);
@@ -119,6 +157,7 @@ try {
   assert.equal(stats.requests, beforeCancel, 'no request after Cancel');
   await sleep(200);
   assert.equal(server.stats().requests, beforeCancel, 'still no request after Cancel');
+  await assertCountsMatchServer('run 1, cancelled mid-batch');
 
   // 2. Resume: slow start from 1 again, until a real failure stops the run.
   const rowsBefore = await rows.count();
@@ -130,6 +169,7 @@ try {
   assert.equal(await count('done').textContent(), '31 / 32');
   assert.equal(await count('failed').textContent(), '1');
   assert.equal(await count('retrying').textContent(), '0');
+  await assertCountsMatchServer('run 2, failed');
 
   // 3. Resume again: the rest completes.
   await page.getByRole('button', { name: 'Resume' }).click();
@@ -146,15 +186,34 @@ try {
   assert.equal(stats.items.size, 32, 'every item exists on the server');
   assert.equal(stats.refused, 6, 'the quota was hit once');
   assert.equal(stats.failed, 1, 'one real failure');
+  await assertCountsMatchServer('run 3, completed');
   assert.deepEqual(pageErrors, []);
 
   mkdirSync(join(here, '../../../docs'), { recursive: true });
   await page.screenshot({ path: screenshot, fullPage: true });
   phase('screenshot');
   const rowSizes = (await batchStates()).map((row) => row.length).join(' ');
+
+  // 4. A new job, and a retry abandoned: Cancel while the run waits for the server's Retry-After.
+  const jobStart = stats.requests;
+  server.limit({ remaining: 1, seconds: 3 });
+  await page.getByRole('button', { name: 'Create 32 items' }).click();
+  await expectText(count('retrying'), '2');
+  await assertCountsMatchServer('job 2, throttled', jobStart);
+  await page.getByRole('button', { name: 'Cancel' }).click();
+  await expectText(status, 'cancelled');
+  phase('job 2: cancel in a retry pause');
+  assert.deepEqual((await batchStates()).slice(-2), [['existed'], ['abandoned', 'abandoned']], 'the refused requests show abandoned');
+  assert.equal(await count('abandoned').textContent(), '2');
+  assert.equal(await count('failed').textContent(), '0', 'a retry abandoned is not a failure');
+  assert.equal(server.itemCounts(jobStart).failed, 0, 'the server failed nothing');
+  await assertCountsMatchServer('job 2, cancelled in the pause', jobStart);
+  const afterCancel = server.stats().requests;
+  assert.equal(afterCancel, jobStart + 3, 'one 409 and two refusals, nothing after Cancel');
+  assert.deepEqual(pageErrors, []);
   console.log(`e2e: passed in ${Date.now() - started} ms: ${timings.join(', ')}`);
   console.log(
-    `e2e: server saw ${stats.requests} requests: ${stats.created} created, ${stats.conflicts} conflicts (409), ` +
+    `e2e: for the first job the server saw ${stats.requests} requests: ${stats.created} created, ${stats.conflicts} conflicts (409), ` +
       `${stats.refused} refused (429), ${stats.retried} retried, ${stats.failed} failed (500), ${stats.aborted} aborted; ` +
       `batches ${rowSizes}; screenshot ${screenshot}`,
   );

@@ -62,7 +62,9 @@ describe('BulkCreatePanel', () => {
     expect(button(fixture, 'Cancel').disabled).toBe(true);
 
     button(fixture, 'Create').click();
-    await fixture.whenStable();
+    // While a run is under way the application is not stable (the service registers the run with
+    // PendingTasks), so whenStable() would wait for its end: render now instead.
+    fixture.detectChanges();
     expect(cellStates(fixture)).toEqual([['in-flight']]);
     expect(button(fixture, 'Create').disabled).toBe(true);
     expect(button(fixture, 'Cancel').disabled).toBe(false);
@@ -83,7 +85,7 @@ describe('BulkCreatePanel', () => {
     expect(button(fixture, 'Resume').disabled).toBe(false);
 
     button(fixture, 'Resume').click();
-    await fixture.whenStable();
+    fixture.detectChanges();
     expect(element(fixture).querySelector('[role="alert"]')).toBeNull();
     for (let batch = sentNow(); batch.length > 0; batch = sentNow()) batch.forEach(respondCreated);
     await fixture.whenStable();
@@ -99,7 +101,7 @@ describe('BulkCreatePanel', () => {
     const [second, third] = sentNow();
     second.flush({ message: 'Quota used up' }, { status: 429, statusText: 'Too Many Requests', headers: { 'Retry-After': '1' } });
     respondCreated(third);
-    await fixture.whenStable();
+    fixture.detectChanges();
 
     expect(cellStates(fixture)).toEqual([['created'], ['retrying', 'created']]);
     expect(count(fixture, 'retrying')).toBe('1');
@@ -129,6 +131,26 @@ describe('BulkCreatePanel', () => {
     expect(element(fixture).querySelector('[data-status]')?.textContent).toBe('completed');
   });
 
+  it('Cancel during a retry pause shows the throttled request as abandoned, not failed', async () => {
+    const fixture = await render(3);
+    button(fixture, 'Create').click();
+    sentNow().forEach(respondCreated);
+    const [second, third] = sentNow();
+    second.flush({ message: 'Quota used up' }, { status: 429, statusText: 'Too Many Requests', headers: { 'Retry-After': '1' } });
+    respondCreated(third);
+    fixture.detectChanges();
+    expect(count(fixture, 'retrying')).toBe('1');
+
+    button(fixture, 'Cancel').click();
+    await fixture.whenStable(); // the run has ended: nothing keeps the application unstable
+    expect(cellStates(fixture)).toEqual([['created'], ['abandoned', 'created']]);
+    expect(count(fixture, 'abandoned')).toBe('1');
+    expect(count(fixture, 'failed')).toBe('0');
+    expect(count(fixture, 'retrying')).toBe('0');
+    expect(element(fixture).querySelector('[role="alert"]')).toBeNull(); // nothing failed
+    expect(button(fixture, 'Resume').disabled).toBe(false);
+  });
+
   it('reads the Retry-After of an error that stopped the run (a throttle out of tries) in words', () => {
     const error = new HttpErrorResponse({
       status: 429,
@@ -146,7 +168,7 @@ describe('BulkCreatePanel', () => {
     button(fixture, 'Create').click();
     sentNow().forEach(respondCreated);
     const inFlight = sentNow();
-    await fixture.whenStable(); // Cancel is enabled once the page shows the run
+    fixture.detectChanges(); // Cancel is enabled once the page shows the run
     expect(inFlight.length).toBe(2);
 
     button(fixture, 'Cancel').click();

@@ -37,6 +37,10 @@ import { ItemBulkCreator, type NewItem } from './bulk-create.service';
         <dt>retrying</dt>
         <dd data-count="retrying">{{ progress().retrying }}</dd>
       </div>
+      <div>
+        <dt>abandoned</dt>
+        <dd data-count="abandoned">{{ progress().abandoned }}</dd>
+      </div>
     </dl>
 
     @if (errorText(); as text) {
@@ -143,6 +147,9 @@ import { ItemBulkCreator, type NewItem } from './bulk-create.service';
     .retrying {
       background: #fb8f44;
     }
+    .abandoned {
+      background: repeating-linear-gradient(45deg, #fb8f44 0 3px, #fff1e5 3px 6px);
+    }
     .cancelled {
       background: repeating-linear-gradient(45deg, #d4a72c 0 3px, #fff8c5 3px 6px);
     }
@@ -157,7 +164,7 @@ export class BulkCreatePanel {
   protected readonly running = computed(() => this.progress().status === 'running');
   protected readonly resumable = computed(() => ['failed', 'cancelled'].includes(this.progress().status));
   protected readonly errorText = computed(() => describeError(this.progress().error));
-  protected readonly legend = ['in-flight', 'created', 'existed', 'failed', 'retrying', 'cancelled'] as const;
+  protected readonly legend = ['in-flight', 'created', 'existed', 'failed', 'retrying', 'abandoned', 'cancelled'] as const;
 
   protected create(): void {
     const width = String(this.count()).length;

@@ -1,11 +1,12 @@
 import { HttpErrorResponse, provideHttpClient } from '@angular/common/http';
 import { HttpTestingController, TestRequest, provideHttpClientTesting } from '@angular/common/http/testing';
+import { ApplicationRef } from '@angular/core';
 import { TestBed } from '@angular/core/testing';
 import { ItemBulkCreator, type NewItem } from './bulk-create.service';
 
 /** The progress of a run in which all `total` items were created, the last of them in batch `batch`. */
 function completed(total: number, batch: number) {
-  return { status: 'completed', total, done: total, failed: 0, skipped: 0, retrying: 0, batch, error: undefined };
+  return { status: 'completed', total, done: total, failed: 0, skipped: 0, retrying: 0, abandoned: 0, batch, error: undefined };
 }
 
 describe('ItemBulkCreator', () => {
@@ -135,7 +136,7 @@ describe('ItemBulkCreator', () => {
     }
 
     const { error, ...counts } = creator.progress();
-    expect(counts).toEqual({ status: 'failed', total: 3, done: 0, failed: 1, skipped: 2, retrying: 0, batch: 0 });
+    expect(counts).toEqual({ status: 'failed', total: 3, done: 0, failed: 1, skipped: 2, retrying: 0, abandoned: 0, batch: 0 });
     expect((error as HttpErrorResponse).status).toBe(503);
     httpTesting.verify();
   });
@@ -162,6 +163,7 @@ describe('ItemBulkCreator', () => {
       failed: 1,
       skipped: 13, // item-7 .. item-19
       retrying: 0,
+      abandoned: 0,
       batch: 2,
     });
     expect(error).toBeInstanceOf(HttpErrorResponse);
@@ -182,7 +184,7 @@ describe('ItemBulkCreator', () => {
     httpTesting.verify();
   });
 
-  it('cancel() during the pause of a throttle sends nothing more; the throttled item counts as failed, and resume() sends it first', () => {
+  it('cancel() during the pause of a throttle sends nothing more; the throttled item counts as abandoned, not failed, and resume() sends it first', () => {
     vi.useFakeTimers();
     creator.create(items(4));
     sentNow().forEach(respondCreated);
@@ -195,9 +197,31 @@ describe('ItemBulkCreator', () => {
     vi.advanceTimersByTime(60_000);
     expect(sentNow()).toEqual([]); // the pause was cancelled with the run
 
-    expect(creator.progress()).toMatchObject({ status: 'cancelled', done: 2, failed: 1, skipped: 1, retrying: 0 });
+    // The server refused item-1 for now; it did not fail it.
+    expect(creator.progress()).toMatchObject({ status: 'cancelled', done: 2, failed: 0, skipped: 1, retrying: 0, abandoned: 1 });
+    expect(creator.batches()[1].requests.map((request) => request.state)).toEqual(['abandoned', 'created']);
     creator.resume();
     expect(createAll()).toEqual([['item-1'], ['item-3']]);
+    expect(creator.progress()).toEqual(completed(4, 1));
+  });
+
+  it('a failure that stops the run abandons the retry of a throttled sibling: one failed item, one abandoned', () => {
+    vi.useFakeTimers();
+    creator.create(items(4));
+    sentNow().forEach(respondCreated);
+    const [throttled, failing] = sentNow();
+    throttled.flush({ message: 'Quota used up' }, { status: 429, statusText: 'Too Many Requests', headers: { 'Retry-After': '1' } });
+    respondError(failing, 500, 'Internal Server Error');
+
+    const { error, ...counts } = creator.progress();
+    expect(counts).toEqual({ status: 'failed', total: 4, done: 1, failed: 1, skipped: 1, retrying: 0, abandoned: 1, batch: 1 });
+    expect((error as HttpErrorResponse).status).toBe(500);
+    expect(creator.batches()[1].requests.map((request) => request.state)).toEqual(['abandoned', 'failed']);
+    vi.advanceTimersByTime(60_000);
+    httpTesting.verify(); // the abandoned retry is not sent
+
+    creator.resume();
+    expect(createAll()).toEqual([['item-1'], ['item-2', 'item-3']]);
     expect(creator.progress()).toEqual(completed(4, 1));
   });
 
@@ -279,6 +303,61 @@ describe('ItemBulkCreator', () => {
 
     expect(first.cancelled).toBe(true);
     httpTesting.verify();
+  });
+
+  describe('keeps the application unstable while a run is under way, so that a server render waits for it', () => {
+    /** Whether the application is stable now: no pending task, and no change detection scheduled. */
+    const stableNow = (): boolean => {
+      let stable = false;
+      TestBed.inject(ApplicationRef)
+        .isStable.subscribe((value) => (stable = value))
+        .unsubscribe();
+      return stable;
+    };
+    /** Throttles the first request, so that the run waits in a pause with no request open. */
+    const startAndThrottle = (): void => {
+      vi.useFakeTimers();
+      creator.create(items(2));
+      sentNow()[0].flush({ message: 'Slow down' }, { status: 429, statusText: 'Too Many Requests', headers: { 'Retry-After': '1' } });
+      vi.advanceTimersByTime(500); // halfway through the pause; any scheduled change detection has run
+      expect(httpTesting.match(() => true)).toEqual([]); // no request open: only the run is pending
+    };
+
+    it('through a retry pause, until the run completes', async () => {
+      startAndThrottle();
+      expect(stableNow()).toBe(false);
+
+      vi.advanceTimersByTime(500);
+      sentNow().forEach(respondCreated); // the retry
+      expect(stableNow()).toBe(false); // the second item is yet to go
+      sentNow().forEach(respondCreated);
+      expect(creator.progress().status).toBe('completed');
+      await vi.runAllTimersAsync(); // the change detection that the end of a pending task schedules
+
+      expect(stableNow()).toBe(true);
+      await TestBed.inject(ApplicationRef).whenStable();
+    });
+
+    it('until the run is cancelled during the pause', async () => {
+      startAndThrottle();
+      expect(stableNow()).toBe(false);
+
+      creator.cancel();
+      await vi.runAllTimersAsync();
+      expect(stableNow()).toBe(true);
+    });
+
+    it('until a failure stops the run', async () => {
+      vi.useFakeTimers();
+      creator.create(items(2));
+      await vi.runAllTimersAsync();
+      expect(stableNow()).toBe(false); // (the testing backend's open request does not count)
+
+      respondError(sentNow()[0], 403, 'Forbidden');
+      expect(creator.progress().status).toBe('failed');
+      await vi.runAllTimersAsync();
+      expect(stableNow()).toBe(true);
+    });
   });
 
   it('refuses to start a second run while one is in progress', () => {

@@ -1,7 +1,18 @@
 import { HttpClient, HttpErrorResponse } from '@angular/common/http';
-import { DestroyRef, Injectable, computed, inject, signal } from '@angular/core';
-import { Subscription, catchError, map, of, tap, throwError } from 'rxjs';
-import { isSlowStartBatchError, retryAfter, slowStart, type SlowStartOptions, type TaskContext, type TaskFactory } from 'rxjs-slow-start';
+import { DestroyRef, Injectable, PendingTasks, computed, inject, signal } from '@angular/core';
+import { toSignal } from '@angular/core/rxjs-interop';
+import { BehaviorSubject, Subject, Subscription, catchError, finalize, map, of, scan, switchMap, throwError } from 'rxjs';
+import {
+  isSlowStartBatchError,
+  retryAfter,
+  slowStart,
+  slowStartState,
+  type RunEnd,
+  type SlowStartEvent,
+  type SlowStartOptions,
+  type TaskFactory,
+  type TaskKey,
+} from 'rxjs-slow-start';
 
 /** What the client sends to `POST /api/items`. */
 export interface NewItem {
@@ -23,10 +34,11 @@ export type BulkCreateStatus = 'idle' | 'running' | 'completed' | 'failed' | 'ca
 
 /**
  * One request on the wire, as the batch view shows it. `retrying` is a throttle (429, 503, or no
- * answer at all) that the run will send again after the pause; `cancelled` is a request aborted by
- * `cancel()`.
+ * answer at all) that the run will send again after the pause; `abandoned` is such a throttle that the
+ * run stopped (Cancel, or a failure elsewhere) before sending it again; `cancelled` is a request
+ * aborted by `cancel()`.
  */
-export type RequestState = 'in-flight' | 'created' | 'existed' | 'failed' | 'retrying' | 'cancelled';
+export type RequestState = 'in-flight' | 'created' | 'existed' | 'failed' | 'retrying' | 'abandoned' | 'cancelled';
 
 export interface RequestCell {
   /** Position of the item in the job (0-based). */
@@ -50,34 +62,37 @@ export interface BulkCreateProgress {
   total: number;
   /** Items the server now has: created, or already there (409). */
   done: number;
-  /** Items whose last request failed and will not be tried again in this run (403, 500, a throttle out of tries...). */
+  /** Items whose last request failed for good (403, 500, a throttle out of tries...). */
   failed: number;
-  /** Items a stopped run did not get to: never sent after a failure, or aborted by `cancel()`. */
+  /** Items a stopped run did not get to: never sent, or aborted by `cancel()`. */
   skipped: number;
   /** Items whose last request was throttled (429, 503, no answer) and that the run will send again. */
   retrying: number;
+  /**
+   * Items whose last request was throttled when the run stopped (Cancel, or a failure of another
+   * item): the server refused them for now, it did not fail them. `resume()` sends them again.
+   */
+  abandoned: number;
   /** 0-based index of the batch of the current run that is (or was last) on the wire; -1 before the first. */
   batch: number;
   /** The failure that stopped the last run, usually an `HttpErrorResponse`. */
   error: unknown;
 }
 
-/** Tries per item within a run, the first included: a throttled request goes out at most 3 more times. */
-const maxAttempts = 4;
+/** One request sent, as the job's events tell of it: its cell, less the name, in its run and batch. */
+type SentRequest = Omit<RequestCell, 'name'> & Pick<BatchRow, 'run' | 'batch'>;
 
-interface Run {
-  readonly number: number;
-  /** Item positions in task order: task `i` of the run creates item `items[i]`. */
-  readonly items: readonly number[];
-  readonly subscription: Subscription;
-}
-
-interface SentRequest {
+/** A job's events, added up besides the counts: runs so far, the requests sent, the last run's end. */
+interface JobView {
   readonly run: number;
-  readonly batch: number;
-  readonly item: number;
-  readonly state: RequestState;
+  readonly sent: readonly SentRequest[];
+  readonly end?: RunEnd<CreateOutcome>;
 }
+
+const noRun: JobView = { run: 0, sent: [] };
+
+/** The cell state each event of a try leaves its request in; a success says its outcome's kind. */
+const cellOf = { started: 'in-flight', failed: 'failed', throttled: 'retrying', abandoned: 'abandoned', cancelled: 'cancelled' } as const;
 
 /**
  * Creates many items through `POST /api/items` the way Kubernetes' ReplicaSet controller creates pods:
@@ -90,19 +105,19 @@ interface SentRequest {
  * one small batch of requests, not one request per item: the run stops after that batch, and
  * `resume()` sends what is left.
  *
+ * Everything it shows is read from the run's events (the library's `events` option), keyed by the
+ * item's position in the job (`keys`): the counts through `slowStartState()`, the cells and the end of
+ * each run through a fold of its own.
+ *
  * Provided in root, a run outlives the component that started it; provided in a component's
  * `providers`, it is cancelled with that component (see the README beside this file).
  */
 @Injectable({ providedIn: 'root' })
 export class ItemBulkCreator {
   private readonly http = inject(HttpClient);
-  private readonly status = signal<BulkCreateStatus>('idle');
+  private readonly pendingTasks = inject(PendingTasks);
   private readonly items = signal<readonly NewItem[]>([]);
-  /** Every request sent for the job, in order; a cell is replaced when its request settles. */
-  private readonly sent = signal<readonly SentRequest[]>([]);
-  private readonly currentBatch = signal(-1);
-  private readonly stopError = signal<unknown>(undefined);
-  private run?: Run;
+  private subscription?: Subscription;
 
   /**
    * How runs are paced and retried: the one place to tune them.
@@ -112,58 +127,42 @@ export class ItemBulkCreator {
    * and more of them to fail if the first ones hit a quota. Behind HTTP/2 a larger cap pays off.
    *
    * `retry`: 429 and 503 say "not so fast", status 0 is a request that got no answer; each is tried
-   * again, up to `maxAttempts` tries in all, no sooner than the server's `Retry-After` (or after the
-   * library's backoff when there is none). Anything else stops the run, for `resume()`.
+   * again, up to 4 tries in all, no sooner than the server's `Retry-After` (or after the library's
+   * backoff when there is none). Anything else stops the run, for `resume()`.
    */
-  private readonly options: SlowStartOptions = {
+  private readonly options = {
     maxBatchSize: 6,
     retry: {
-      maxAttempts,
-      when: (error, { index, attempt }) => {
+      maxAttempts: 4,
+      when: (error: unknown) => {
         const throttled = error instanceof HttpErrorResponse && [0, 429, 503].includes(error.status);
-        if (!throttled || attempt >= maxAttempts || !this.run) return false;
-        this.settle(this.run.number, this.run.items[index], 'retrying'); // the "retrying" count and cell
-        return retryAfter(error) ?? true;
+        return throttled && (retryAfter(error) ?? true);
       },
     },
-  };
+  } satisfies SlowStartOptions<CreateOutcome>;
+
+  // Each job (each `create()`) has events of its own: its counts carry on across the runs that resume
+  // it, and the next job starts again from zero.
+  private readonly jobs = new BehaviorSubject(new Subject<SlowStartEvent<CreateOutcome>>());
+  private readonly counts = toSignal(this.jobs.pipe(switchMap((events) => events.pipe(slowStartState()))), { requireSync: true });
+  private readonly view = toSignal(this.jobs.pipe(switchMap((events) => events.pipe(scan(record, noRun)))), { initialValue: noRun });
 
   /** Progress of the current job, updated as each response arrives. */
   readonly progress = computed((): BulkCreateProgress => {
-    const status = this.status();
-    const total = this.items().length;
-    const last = this.lastStates();
-    let done = 0;
-    let failed = 0;
-    let retrying = 0;
-    let inFlight = 0;
-    for (const state of last.values()) {
-      if (state === 'created' || state === 'existed') done++;
-      else if (state === 'failed') failed++;
-      else if (state === 'retrying') retrying++;
-      else if (state === 'in-flight') inFlight++;
-    }
-    const stopped = status === 'failed' || status === 'cancelled';
-    return {
-      status,
-      total,
-      done,
-      failed,
-      skipped: stopped ? total - done - failed - retrying - inFlight : 0,
-      retrying,
-      batch: this.currentBatch(),
-      error: this.stopError(),
-    };
+    const { succeeded: done, failed, retrying, abandoned, cancelled, skipped } = this.counts();
+    const { run, sent, end } = this.view();
+    const status = end?.how ?? (run === 0 ? 'idle' : 'running');
+    const batch = sent.findLast((request) => request.run === run)?.batch ?? -1;
+    // A failed batch carries its first failure as the cause; anything else is a bug, shown as is.
+    const error = isSlowStartBatchError(end?.error) ? end.error.cause : end?.error;
+    return { status, total: this.items().length, done, failed, skipped: skipped + cancelled, retrying, abandoned, batch, error };
   });
 
-  /**
-   * The requests of the job, batch by batch, run after run: what the batch view draws. A request
-   * sent again within its run (with `retry`) joins its batch's row.
-   */
+  /** The requests of the job, batch by batch, run after run; a request sent again joins its batch's row. */
   readonly batches = computed((): BatchRow[] => {
     const names = this.items();
     const rows = new Map<string, { run: number; batch: number; requests: RequestCell[] }>();
-    for (const { run, batch, item, state } of this.sent()) {
+    for (const { run, batch, item, state } of this.view().sent) {
       const key = `${run}:${batch}`;
       const row = rows.get(key) ?? { run, batch, requests: [] };
       rows.set(key, row);
@@ -175,7 +174,7 @@ export class ItemBulkCreator {
   constructor() {
     // When the injector that holds this service is destroyed (the application, or the component
     // that provides it), the requests in flight go with it.
-    inject(DestroyRef).onDestroy(() => this.run?.subscription.unsubscribe());
+    inject(DestroyRef).onDestroy(() => this.subscription?.unsubscribe());
   }
 
   /**
@@ -185,77 +184,41 @@ export class ItemBulkCreator {
   create(items: readonly NewItem[]): void {
     this.assertNotRunning();
     this.items.set(items);
-    this.sent.set([]);
-    this.start(items.map((_, index) => index));
+    this.jobs.next(new Subject());
+    // No `keys`: a task's key is its index, which is the item's position in the job.
+    this.start(items.map((_, item) => this.createTask(item)));
   }
 
   /**
-   * Goes on with a job that a failure or `cancel()` stopped: first the items whose request failed,
-   * then the rest not yet done, in order, starting again with a batch of one request. Does nothing
-   * unless the last run failed or was cancelled.
+   * Goes on with a job that a failure or `cancel()` stopped: the items the last run did not finish
+   * (failed, abandoned, cancelled or never sent), in the order of its tasks, starting again with a
+   * batch of one request. Does nothing unless the last run failed or was cancelled.
    * @throws Error if a run is still in progress.
    */
   resume(): void {
     this.assertNotRunning();
-    const status = this.status();
-    if (status !== 'failed' && status !== 'cancelled') return;
-    const last = this.lastStates();
-    const notDone = this.items()
-      .map((_, index) => index)
-      .filter((index) => last.get(index) !== 'created' && last.get(index) !== 'existed');
-    const failedFirst = [
-      ...notDone.filter((index) => last.get(index) === 'failed'),
-      ...notDone.filter((index) => last.get(index) !== 'failed'),
-    ];
-    this.start(failedFirst);
+    const { end } = this.view();
+    // The keys go with the tasks, so the resumed run reports each item under the same key.
+    if (end && end.how !== 'completed') this.start(end.unfinished, end.unfinishedKeys);
   }
 
   /**
-   * Stops the run: requests still in flight are cancelled (the browser aborts them) and no further
-   * request is sent. Items whose response had already arrived stay counted in `done`; `resume()`
-   * sends the others.
+   * Stops the run: requests still in flight are cancelled (the browser aborts them), throttled ones
+   * are not sent again, and no further request is sent. Items whose response had already arrived stay
+   * counted in `done`; `resume()` sends the others.
    */
   cancel(): void {
-    if (this.status() !== 'running' || !this.run) return;
-    const { number } = this.run;
-    this.run.subscription.unsubscribe();
-    this.sent.update((sent) =>
-      sent.map((request) => (request.run === number && request.state === 'in-flight' ? { ...request, state: 'cancelled' } : request)),
-    );
-    this.giveUpRetries(number);
-    this.status.set('cancelled');
+    if (this.progress().status === 'running') this.subscription?.unsubscribe();
   }
 
-  /**
-   * A stopped run sends nothing more, not even the throttled requests it was waiting to send again:
-   * their items count as failed, and `resume()` sends them first.
-   */
-  private giveUpRetries(run: number): void {
-    this.sent.update((sent) =>
-      sent.map((request, index) =>
-        request.run === run && request.state === 'retrying' && sent.findLastIndex((each) => each.item === request.item) === index
-          ? { ...request, state: 'failed' }
-          : request,
-      ),
-    );
-  }
-
-  private start(itemIndexes: readonly number[]): void {
-    const number = (this.run?.number ?? 0) + 1;
-    this.status.set('running');
-    this.currentBatch.set(-1);
-    this.stopError.set(undefined);
-    const tasks = itemIndexes.map((item) => this.createTask(number, item));
-    const subscription = slowStart(tasks, this.options).subscribe({
-      complete: () => this.status.set('completed'),
-      error: (error: unknown) => {
-        // A failed batch carries its first failure as the cause; anything else is a bug, shown as is.
-        this.stopError.set(isSlowStartBatchError(error) ? error.cause : error);
-        this.giveUpRetries(number);
-        this.status.set('failed');
-      },
-    });
-    this.run = { number, items: itemIndexes, subscription };
+  private start(tasks: TaskFactory<CreateOutcome>[], keys?: TaskKey[]): void {
+    // Until the run ends, the application is not stable: a server render, or `whenStable()`, waits
+    // for it, through the pauses of its retries too (when no request is open to say so).
+    const runEnded = this.pendingTasks.add();
+    this.subscription = slowStart(tasks, { ...this.options, events: this.jobs.value, keys })
+      .pipe(finalize(runEnded))
+      // The `end` event tells how the run ended, failures included: nothing is left to do here.
+      .subscribe({ error: () => undefined });
   }
 
   /**
@@ -263,11 +226,9 @@ export class ItemBulkCreator {
    * HttpClient's observable is cold, so nothing is sent before that; unsubscribing from it aborts
    * the request, which is how `cancel()` reaches requests in flight.
    */
-  private createTask(run: number, item: number): TaskFactory<CreateOutcome> {
-    return (context: TaskContext) => {
-      this.currentBatch.set(context.batch);
+  private createTask(item: number): TaskFactory<CreateOutcome> {
+    return () => {
       const request = this.items()[item];
-      this.sent.update((all) => [...all, { run, batch: context.batch, item, state: 'in-flight' }]);
       return this.http.post<Item>('/api/items', request).pipe(
         map((created): CreateOutcome => ({ kind: 'created', item: created })),
         catchError((error: unknown) =>
@@ -276,35 +237,28 @@ export class ItemBulkCreator {
             ? of<CreateOutcome>({ kind: 'existed', request })
             : throwError(() => error),
         ),
-        tap({
-          next: (outcome) => this.settle(run, item, outcome.kind),
-          error: () => this.settle(run, item, 'failed'),
-        }),
       );
     };
   }
 
-  /**
-   * Records how the latest request for `item` in `run` ended (or, with `retry`, that it will be tried
-   * again). An item has at most one request in flight at a time, so its latest one is the one.
-   */
-  private settle(run: number, item: number, state: RequestState): void {
-    this.sent.update((all) => {
-      const latest = all.findLastIndex((request) => request.run === run && request.item === item);
-      return all.map((request, index) => (index === latest ? { ...request, state } : request));
-    });
-  }
-
-  /** The state of each item's latest request. */
-  private lastStates(): Map<number, RequestState> {
-    const last = new Map<number, RequestState>();
-    for (const request of this.sent()) last.set(request.item, request.state);
-    return last;
-  }
-
   private assertNotRunning(): void {
-    if (this.status() === 'running') {
+    if (this.progress().status === 'running') {
       throw new Error('ItemBulkCreator: a run is in progress; cancel() it or wait for it to end');
     }
   }
+}
+
+/** The view after one event: a run starts or ends, a request is sent or settles (its key is the item's position). */
+function record(view: JobView, event: SlowStartEvent<CreateOutcome>): JobView {
+  const { run, sent, end } = view;
+  if (event.type === 'start') return { run: run + 1, sent };
+  if (event.type === 'end') return { run, sent, end: event };
+  if (!('attempt' in event)) return view; // not an event of a request: received, skipped, a pause...
+  const item = Number(event.key);
+  // Every request emits its outcome; `undefined` is only the library's type for a task without one.
+  const state = event.type === 'succeeded' ? (event.value?.kind ?? 'created') : cellOf[event.type];
+  if (event.type === 'started') return { run, end, sent: [...sent, { run, batch: event.batch, item, state }] };
+  // An item has one request at a time: its latest is the one the event tells of.
+  const latest = sent.findLastIndex((request) => request.item === item);
+  return { run, end, sent: sent.with(latest, { ...sent[latest], state }) };
 }
