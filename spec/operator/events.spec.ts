@@ -241,37 +241,82 @@ describe('events: throttles', () => {
     ]);
   });
 
-  it('a retry waiting when the run stops is abandoned, not failed: in the events, in `results` and in the message', () => {
-    let error: unknown;
+  it('window pacing: a throttle drops the window to 1, the retry goes first, the window grows from its success; a cancel ends it', () => {
     const log = logged((log) => {
       const events = (e: SlowStartEvent) => log.push(line(e));
-      const when = (reason: unknown) => reason === 429;
-      slowStart([failsAfter(1, 429), failsAfter(2, 'fatal')], { initialBatchSize: 2, events, retry: { when, delay: 10 } }).subscribe({
-        error: (e: unknown) => (error = e),
-      });
+      let tries = 0;
+      const throttledOnce: TaskFactory<unknown> = () => (++tries === 1 ? failsAfter(1, 429)({} as never) : after(1, 'b')({} as never));
+      const tasks = [after(1, 'a'), throttledOnce, after(2, 'c'), after(5, 'd')];
+      const subscription = slowStart(tasks, { pacing: 'window', events, keys: ['a', 'b', 'c', 'd'], retry: { delay: 5 } }).subscribe();
+      asyncScheduler.schedule(() => subscription.unsubscribe(), 9);
     });
     expect(log).toEqual([
       '0 start',
-      '0 pace 2',
-      '0 received 0',
-      '0 received 1',
-      '0 started 0#1',
-      '0 started 1#1',
-      '1 throttled 0#1: 429, again at 11',
-      '1 paused until 11 (throttle)',
-      '1 pace 2 from 2 dropped',
-      '2 failed 1#1: fatal after 2',
-      '2 abandoned 0#1: 429',
-      '2 end failed: 0 succeeded, 1 failed, 1 abandoned, 0 cancelled, 0 skipped; unfinished [0, 1]',
+      '0 pace 1',
+      '0 received a',
+      '0 started a#1',
+      '1 succeeded a#1 = a after 1',
+      '1 pace 2',
+      '1 result 0 [a]',
+      '1 received b',
+      '1 received c',
+      '1 started b#1',
+      '1 started c#1',
+      '2 throttled b#1: 429, again at 7',
+      '2 paused until 7 (throttle)',
+      '2 pace 1 from 1 dropped',
+      // c started before the drop: its success does not grow the new pace.
+      '3 succeeded c#1 = c after 2',
+      '7 started b#2',
+      '8 succeeded b#2 = b after 1',
+      '8 pace 2 from 1',
+      '8 result 1 [b, c]',
+      '8 received d',
+      '8 started d#1',
+      '9 cancelled d#1',
+      '9 end cancelled: 3 succeeded, 0 failed, 0 abandoned, 1 cancelled, 0 skipped; unfinished [d]',
     ]);
-    expect(isSlowStartBatchError(error) && error.results).toEqual([
-      { index: 0, status: 'abandoned', reason: 429 },
-      { index: 1, status: 'rejected', reason: 'fatal' },
-    ]);
-    expect(isSlowStartBatchError(error) && error.message).toBe(
-      'slowStartBatch: 1 of 2 tasks failed and 1 abandoned in batch 0; 0 tasks succeeded in all; 0 tasks skipped',
-    );
   });
+
+  it.each(['batch', 'window'] as const)(
+    '%s pacing: a retry waiting when the run stops is abandoned, not failed: in the events, in `results` and in the message',
+    (pacing) => {
+      let error: unknown;
+      const log = logged((log) => {
+        const events = (e: SlowStartEvent) => log.push(line(e));
+        const when = (reason: unknown) => reason === 429;
+        slowStart([failsAfter(1, 429), failsAfter(2, 'fatal')], {
+          pacing,
+          initialBatchSize: 2,
+          events,
+          retry: { when, delay: 10 },
+        }).subscribe({
+          error: (e: unknown) => (error = e),
+        });
+      });
+      expect(log).toEqual([
+        '0 start',
+        '0 pace 2',
+        '0 received 0',
+        '0 received 1',
+        '0 started 0#1',
+        '0 started 1#1',
+        '1 throttled 0#1: 429, again at 11',
+        '1 paused until 11 (throttle)',
+        '1 pace 2 from 2 dropped',
+        '2 failed 1#1: fatal after 2',
+        '2 abandoned 0#1: 429',
+        '2 end failed: 0 succeeded, 1 failed, 1 abandoned, 0 cancelled, 0 skipped; unfinished [0, 1]',
+      ]);
+      expect(isSlowStartBatchError(error) && error.results).toEqual([
+        { index: 0, status: 'abandoned', reason: 429 },
+        { index: 1, status: 'rejected', reason: 'fatal' },
+      ]);
+      expect(isSlowStartBatchError(error) && error.message).toBe(
+        'slowStartBatch: 1 of 2 tasks failed and 1 abandoned in batch 0; 0 tasks succeeded in all; 0 tasks skipped',
+      );
+    },
+  );
 
   it('retry.learnRate: the rate learned at a drop, and the pauses that space the starts after it', () => {
     const log = logged((log) => {
