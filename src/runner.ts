@@ -197,7 +197,7 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
     },
     stop() {
       if (phase === Phase.Stopped) return;
-      const cancel = reporter && phase < Phase.Closed ? cancellation(reporter, { intake, tasks, admission, book }) : undefined;
+      const cancel = reporter?.unended === true ? cancellation(reporter, { intake, tasks, admission, book }) : undefined;
       close();
       phase = Phase.Stopped;
       tasks.tearDown();
@@ -216,7 +216,8 @@ interface CancelledRun<T> {
 }
 
 /**
- * A run the subscriber leaves before its end is cancelled. Takes what never started before `close`
+ * A run the subscriber leaves before its end was reported is cancelled (also one that failed and
+ * waited for a pull under way before erroring). Takes what never started before `close`
  * forgets it, and returns what reports the end once the tasks are torn down: those in flight cancelled,
  * its retries abandoned, what waited or was never read skipped, and every task that did not succeed
  * listed to be run again.

@@ -482,3 +482,27 @@ describe('events: the listener', () => {
     expect(seen).toEqual(['a']);
   });
 });
+
+describe('events: an end that waits for a pull', () => {
+  it('a failed run waiting for a pull under way when the subscriber leaves is reported cancelled, with its failure', async () => {
+    const seen: SlowStartEvent[] = [];
+    let pulls = 0;
+    const failsSoon = () => new Promise((_, reject) => setTimeout(() => reject(new Error('quota')), 5));
+    const tasks: AsyncIterable<TaskFactory<unknown>> = {
+      [Symbol.asyncIterator]: () => ({
+        // The first pull gives a task that fails a little later; the second, under way by then, never answers.
+        next: () => (++pulls === 1 ? Promise.resolve({ value: failsSoon, done: false }) : new Promise(() => {})),
+      }),
+    };
+    const subscription = slowStart(tasks, { pacing: 'window', initialBatchSize: 2, events: (e) => seen.push(e) }).subscribe({
+      error: () => {},
+    });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(pulls).toBe(2);
+    expect(seen.map((e) => e.type)).toEqual(['start', 'pace', 'received', 'started', 'failed']);
+    subscription.unsubscribe();
+    const end = seen.at(-1);
+    expect(end?.type === 'end' && [end.how, end.failed, end.unfinished.length]).toEqual(['cancelled', 1, 1]);
+    expect(seen.filter((e) => e.type === 'end')).toHaveLength(1);
+  });
+});

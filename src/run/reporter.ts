@@ -32,7 +32,8 @@ export class Reporter<T> {
   /** The pace last reported, to report only its changes. */
   private limit = NaN;
   private threshold: number | undefined;
-  /** Set once the end is reported: a run ends once. */
+  /** Set once the start is reported, and once the end is: a run starts once and ends once. */
+  private begun = false;
   private ended = false;
 
   /**
@@ -54,6 +55,7 @@ export class Reporter<T> {
 
   /** The run starts. */
   start(): void {
+    this.begun = true;
     this.send({ type: 'start', time: this.host.now() });
   }
 
@@ -171,6 +173,14 @@ export class Reporter<T> {
   }
 
   /** What every event of a try carries but its time. */
+  /**
+   * Whether the run has started and its end is not reported yet: a run that closed may still wait for
+   * a pull before it errors.
+   */
+  get unended(): boolean {
+    return this.begun && !this.ended;
+  }
+
   private tryOf(run: TaskRun<T>): { key: TaskKey; index: number; batch: number; attempt: number } {
     const { index } = run;
     return { key: this.keyOf(index), index, batch: run.batch, attempt: run.attempt };
