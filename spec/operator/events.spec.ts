@@ -1,7 +1,7 @@
 // The `events` option (§12): what a run reports, event by event, in virtual time. Each spec logs the
 // events and the stream's own notifications in one list, one line each, so that their order reads
 // as it happened: `time what`.
-import { asyncScheduler, from, map, mergeMap, of, share, Subject, takeUntil, throwError, timer, type Observable } from 'rxjs';
+import { asyncScheduler, from, map, NEVER, mergeMap, of, share, Subject, takeUntil, throwError, timer, type Observable } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import {
   isSlowStartBatchError,
@@ -471,6 +471,30 @@ describe('events: the listener', () => {
     const seen: string[] = [];
     slowStart([() => throwError(() => 'now')], { events: (e) => seen.push(e.type) }).subscribe({ error: () => {} });
     expect(seen).toEqual(['start', 'pace', 'received', 'started', 'failed', 'end']);
+  });
+
+  it('an end has an `error` only when the run failed', () => {
+    const ends: SlowStartEvent[] = [];
+    const events = (e: SlowStartEvent) => e.type === 'end' && ends.push(e);
+    slowStart([() => of(1)], { events }).subscribe();
+    slowStart([() => throwError(() => 'no')], { events }).subscribe({ error: () => {} });
+    slowStart([() => NEVER], { events })
+      .subscribe()
+      .unsubscribe();
+    expect(ends.map((e) => [e.type === 'end' && e.how, 'error' in e])).toEqual([
+      ['completed', false],
+      ['failed', true],
+      ['cancelled', false],
+    ]);
+  });
+
+  it('a task beyond `keys` has its index as its key', () => {
+    const seen: unknown[] = [];
+    slowStart([() => of(1), () => of(2), () => of(3)], {
+      keys: ['a'],
+      events: (e) => e.type === 'started' && seen.push(e.key),
+    }).subscribe();
+    expect(seen).toEqual(['a', 1, 2]);
   });
 
   it('keeps its own copy of `keys`: a change to the array after the call reaches no run', () => {

@@ -146,12 +146,12 @@ export class Reporter<T> {
   }
 
   /**
-   * The run has ended. `unfinished` are the tasks that started and did not succeed, in any order;
+   * The run has ended, once: the runner reports a cancel only while `unended`. `unfinished` are the
+   * tasks that started and did not succeed, in any order;
    * `neverStarted` the factories from index `firstNeverStarted` on that never started: each is reported
    * skipped, before the end.
    */
   end(how: RunEnd<T>['how'], unfinished: Unfinished[], firstNeverStarted: number, neverStarted: unknown[], error?: unknown): void {
-    if (this.ended) return;
     this.ended = true;
     const inOrder = [...unfinished];
     neverStarted.forEach((factory, offset) => {
