@@ -190,7 +190,8 @@ export function resolveOptions(options: unknown): ResolvedOptions {
 function resolveEvents(events: unknown): ((event: SlowStartEvent) => void) | undefined {
   if (events === undefined) return undefined;
   if (typeof events === 'function') return events as (event: SlowStartEvent) => void;
-  const next = typeof events === 'object' && events !== null ? (events as { next?: unknown }).next : undefined;
+  // `Object()` makes `null` an empty object and boxes a primitive, so that any value can be asked for `next`.
+  const next: unknown = Reflect.get(Object(events), 'next');
   if (typeof next !== 'function') {
     throw new TypeError(expected('events', 'a function, or an observer with a `next` method (a Subject)', events));
   }

@@ -33,7 +33,7 @@ function line(e: SlowStartEvent): string {
     case 'failed':
       return `${at}failed ${e.key}#${e.attempt}: ${String(e.reason)} after ${e.duration}`;
     case 'throttled':
-      return `${at}throttled ${e.key}#${e.attempt}: ${String(e.reason)}, again at ${e.retryAt}`;
+      return `${at}throttled ${e.key}#${e.attempt}: ${String(e.reason)} after ${e.duration}, again at ${e.retryAt}`;
     case 'abandoned':
       return `${at}abandoned ${e.key}#${e.attempt}: ${String(e.reason)}`;
     case 'paused':
@@ -226,7 +226,7 @@ describe('events: throttles', () => {
       '1 received c',
       '1 started b#1',
       '1 started c#1',
-      '2 throttled b#1: 429, again at 7',
+      '2 throttled b#1: 429 after 1, again at 7',
       '2 paused until 7 (throttle)',
       // Half of the 2 in flight, but no less than initialBatchSize.
       '2 pace 1 from 1 dropped',
@@ -262,7 +262,7 @@ describe('events: throttles', () => {
       '1 received c',
       '1 started b#1',
       '1 started c#1',
-      '2 throttled b#1: 429, again at 7',
+      '2 throttled b#1: 429 after 1, again at 7',
       '2 paused until 7 (throttle)',
       '2 pace 1 from 1 dropped',
       // c started before the drop: its success does not grow the new pace.
@@ -301,7 +301,7 @@ describe('events: throttles', () => {
         '0 received 1',
         '0 started 0#1',
         '0 started 1#1',
-        '1 throttled 0#1: 429, again at 11',
+        '1 throttled 0#1: 429 after 1, again at 11',
         '1 paused until 11 (throttle)',
         '1 pace 2 from 2 dropped',
         '2 failed 1#1: fatal after 2',
@@ -448,6 +448,9 @@ describe('events: the listener', () => {
       new TypeError('Expected `events` to be a function, or an observer with a `next` method (a Subject), got "log" (string)'),
     );
     expect(() => slowStartBatch({ events: {} as never })).toThrow(TypeError);
+    expect(() => slowStartBatch({ events: null as never })).toThrow(
+      new TypeError('Expected `events` to be a function, or an observer with a `next` method (a Subject), got null (null)'),
+    );
     expect(() => slowStart([], { keys: 'ab' as never })).toThrow(
       new TypeError('Expected `keys` to be an array of strings and numbers, got "ab" (string)'),
     );

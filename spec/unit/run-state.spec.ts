@@ -49,6 +49,8 @@ describe('the live state', () => {
     ]);
     // b succeeded without a start of its own in this list: a state only follows what it is told.
     expect(counts(state)).toEqual({ ...zero, retrying: 1, succeeded: 1 });
+    // A task's first event moves it from nowhere: no count is taken from, and no other field appears.
+    expect(Object.keys(state)).toEqual(Object.keys(initialState()));
     expect(state.tasks.get('a')).toBe('retrying');
   });
 

@@ -29,9 +29,8 @@ export class Reporter<T> {
     cancelled: 0,
     skipped: 0,
   };
-  /** The pace last reported, to report only its changes. */
+  /** The limit of the pace last reported, to report only its changes (the threshold changes only at a drop). */
   private limit = NaN;
-  private threshold: number | undefined;
   /** Set once the start is reported, and once the end is: a run starts once and ends once. */
   private begun = false;
   private ended = false;
@@ -131,9 +130,8 @@ export class Reporter<T> {
 
   /** The pace as it is now: reported if it changed, or if it dropped. */
   pace(limit: number, threshold: number | undefined, dropped: boolean): void {
-    if (!dropped && limit === this.limit && threshold === this.threshold) return;
+    if (!dropped && limit === this.limit) return;
     this.limit = limit;
-    this.threshold = threshold;
     this.send({ type: 'pace', limit, threshold, dropped, time: this.host.now() });
   }
 
