@@ -148,9 +148,8 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
     const stopping = phase === Phase.Stopping;
     if (stopping ? Math.min(admission.room(), admission.waiting) > 0 : !intake.done || admission.waiting > 0) return false;
     admission.abandonRetries();
-    const unstarted = intake.dropAll();
     if (book.failed) {
-      close();
+      const unstarted = close();
       // A factory still on its way from the source (an async iterator's pull) is waited for (§11).
       intake.drain((undelivered, pullFailure) => endStream(ending, [...unstarted, ...undelivered], intake.error ?? pullFailure, true));
       return true;
@@ -159,7 +158,7 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
     emitReady();
     // The subscriber may have left on the last result.
     if (!isOpen()) return true;
-    close();
+    const unstarted = close();
     intake.release(reportUnhandled);
     endStream(ending, unstarted, intake.error, false);
     return true;
@@ -180,12 +179,12 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
     admission.stop();
   }
 
-  /** Ends the run: nothing starts after this, and only a failure's error, once drained, is still sent. */
-  function close(): void {
+  /** Ends the run: nothing starts after this, and only a failure's error is still sent. Returns what never started. */
+  function close(): unknown[] {
     phase = Math.max(phase, Phase.Closed) as Phase;
     flush?.close();
     admission.close();
-    intake.close();
+    return intake.close();
   }
 
   return {
@@ -197,40 +196,34 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
     },
     stop() {
       if (phase === Phase.Stopped) return;
-      const cancel = reporter?.unended === true ? cancellation(reporter, { intake, tasks, admission, book }) : undefined;
-      close();
+      const unstarted = close();
       phase = Phase.Stopped;
       tasks.tearDown();
       intake.release(reportUnhandled);
-      cancel?.();
+      if (reporter?.unended === true) reportCancel(reporter, { tasks, admission, book }, [...unstarted, ...intake.unread()]);
     },
   };
 }
 
 /** The run's pieces that the end of a cancelled run accounts for. */
 interface CancelledRun<T> {
-  readonly intake: Intake;
   readonly tasks: TaskSet<T>;
   readonly admission: Admission<T>;
   readonly book: ResultBook<T>;
 }
 
 /**
- * A run the subscriber leaves before its end was reported is cancelled (also one that failed and
- * waited for a pull under way before erroring). Takes what never started before `close`
- * forgets it, and returns what reports the end once the tasks are torn down: those in flight cancelled,
- * its retries abandoned, what waited or was never read skipped, and every task that did not succeed
- * listed to be run again.
+ * The end of a run the subscriber left before its end was reported (also one that failed and waited
+ * for a pull under way before erroring), once its tasks are torn down: those in flight cancelled, its
+ * retries abandoned, `neverStarted` (what waited, and an array's unread tail) skipped, and every task
+ * that did not succeed listed to be run again.
  */
-function cancellation<T>(reporter: Reporter<T>, run: CancelledRun<T>): () => void {
-  const neverStarted = [...run.intake.dropAll(), ...run.intake.unread()];
-  return () => {
-    const inFlight = run.tasks.inFlight();
-    for (const task of inFlight) reporter.cancelled(task);
-    run.admission.abandonRetries();
-    const unfinished = [...inFlight.map((task) => ({ index: task.index, factory: task.factory })), ...run.book.unsucceeded()];
-    reporter.end('cancelled', unfinished, run.book.nextIndex, neverStarted);
-  };
+function reportCancel<T>(reporter: Reporter<T>, run: CancelledRun<T>, neverStarted: unknown[]): void {
+  const inFlight = run.tasks.inFlight();
+  for (const task of inFlight) reporter.cancelled(task);
+  run.admission.abandonRetries();
+  const unfinished = [...inFlight.map((task) => ({ index: task.index, factory: task.factory })), ...run.book.unsucceeded()];
+  reporter.end('cancelled', unfinished, run.book.nextIndex, neverStarted);
 }
 
 /**

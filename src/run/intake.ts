@@ -68,10 +68,10 @@ export class Intake implements FactorySink {
     return this.waiting.takeAll();
   }
 
-  /** The run has closed: the factories waiting are forgotten, and so is any that arrives. */
-  close(): void {
+  /** The run has closed: the factories waiting are forgotten, and returned, and so is any that arrives. */
+  close(): unknown[] {
     this.closed = true;
-    this.dropAll();
+    return this.dropAll();
   }
 
   /** Asks a lazy feed to have `count` factories on their way, unless that is what it was asked already. */
