@@ -1,7 +1,7 @@
 // The `events` option (§12): what a run reports, event by event, in virtual time. Each spec logs the
 // events and the stream's own notifications in one list, one line each, so that their order reads
 // as it happened: `time what`.
-import { asyncScheduler, from, map, NEVER, mergeMap, of, share, Subject, takeUntil, throwError, timer, type Observable } from 'rxjs';
+import { asyncScheduler, from, map, mergeMap, NEVER, Observable, of, share, Subject, takeUntil, throwError, timer } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import {
   isSlowStartBatchError,
@@ -489,6 +489,16 @@ describe('events: the listener', () => {
       ['failed', true],
       ['cancelled', false],
     ]);
+  });
+
+  it('a run whose subscriber is closed before it starts reports nothing: it never began', () => {
+    const seen: string[] = [];
+    // A subscriber closed already, handed on as it is: the run's teardown runs before its start.
+    new Observable((closed) => {
+      closed.unsubscribe();
+      return slowStart([() => of(1)], { events: (e) => seen.push(e.type) }).subscribe(closed);
+    }).subscribe();
+    expect(seen).toEqual([]);
   });
 
   it('a task beyond `keys` has its index as its key', () => {
