@@ -335,6 +335,41 @@ describe('events: throttles', () => {
     // 250 tasks a second, so after the pause the starts are 4 ms apart.
     expect(log.slice(0, 3)).toEqual(['20 paused until 120 (throttle)', '20 rate 250/s', '120 paused until 124 (learned rate)']);
   });
+
+  it('a pause is reported only when it moves: a throttle inside the running pause adds none, a longer one does', () => {
+    const log = logged((log) => {
+      const events = (e: SlowStartEvent) => {
+        if (e.type === 'throttled' || e.type === 'paused') log.push(line(e));
+      };
+      const throttledOnce = (at: number, wait: number): TaskFactory<unknown> => {
+        let tries = 0;
+        return () => (++tries === 1 ? failsAfter(at, { status: 429, wait }) : after(1, at))({} as never);
+      };
+      // In one batch of three: at 1 a pause to 11; at 2 one to 7, inside it; at 3 one to 13, past it.
+      const tasks = [throttledOnce(1, 10), throttledOnce(2, 5), throttledOnce(3, 10)];
+      const retry = { delay: (_attempt: number, error: unknown) => (error as { wait: number }).wait };
+      slowStart(tasks, { initialBatchSize: 3, events, retry }).subscribe();
+    });
+    expect(log).toEqual([
+      '1 throttled 0#1: [object Object] after 1, again at 11',
+      '1 paused until 11 (throttle)',
+      '2 throttled 1#1: [object Object] after 2, again at 11',
+      '3 throttled 2#1: [object Object] after 3, again at 13',
+      '3 paused until 13 (throttle)',
+    ]);
+  });
+
+  it('a throttle with no wait (`retry.delay` 0) reports no pause: the retry may start at once', () => {
+    const log = logged((log) => {
+      const events = (e: SlowStartEvent) => {
+        if (e.type === 'throttled' || e.type === 'paused' || e.type === 'started') log.push(line(e));
+      };
+      let tries = 0;
+      const throttledOnce: TaskFactory<unknown> = () => (++tries === 1 ? failsAfter(1, 429)({} as never) : after(1, 'a')({} as never));
+      slowStart([throttledOnce], { events, retry: { delay: 0 } }).subscribe();
+    });
+    expect(log).toEqual(['0 started 0#1', '1 throttled 0#1: 429 after 1, again at 1', '1 started 0#2']);
+  });
 });
 
 describe('events: cancel and resume', () => {
