@@ -1,7 +1,7 @@
 // The `events` option (§12): what a run reports, event by event, in virtual time. Each spec logs the
 // events and the stream's own notifications in one list, one line each, so that their order reads
 // as it happened: `time what`.
-import { asyncScheduler, from, map, mergeMap, NEVER, Observable, of, share, Subject, takeUntil, throwError, timer } from 'rxjs';
+import { asyncScheduler, from, map, merge, mergeMap, NEVER, Observable, of, share, Subject, take, takeUntil, throwError, timer } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import {
   isSlowStartBatchError,
@@ -443,6 +443,50 @@ describe('events: cancel and resume', () => {
     // Just after the cancel, before the resumed run began.
     const atCancel = states.find((state) => state.ended === 'cancelled')!;
     expect([atCancel.succeeded, atCancel.cancelled, atCancel.skipped, atCancel.inFlight]).toEqual([1, 2, 1, 0]);
+  });
+});
+
+describe('events: time', () => {
+  it("reads the scheduler's clock once for a factory that starts as it arrives, and again for one that waited", () => {
+    let reads = 0;
+    // A clock that moves on every read shows which events share one.
+    const ticking = { now: () => ++reads, schedule: asyncScheduler.schedule.bind(asyncScheduler) };
+    const log: string[] = [];
+    const source = new Subject<TaskFactory<number>>();
+    const gate = new Subject<number>();
+    source.pipe(slowStartBatch({ events: (e) => log.push(line(e)), scheduler: ticking })).subscribe();
+    source.next(() => gate.pipe(take(1)));
+    // The batch of 1 is full: this one waits, and the batch of 2 after it waits for the source's end.
+    source.next(() => of(1));
+    gate.next(0);
+    source.complete();
+    expect(log).toEqual([
+      '1 start',
+      '2 pace 1',
+      '3 received 0',
+      '3 started 0#1',
+      '4 received 1',
+      '5 succeeded 0#1 = 0 after 2',
+      '6 pace 2',
+      '7 result 0 [0]',
+      '8 started 1#1',
+      '9 succeeded 1#1 = 1 after 1',
+      '10 result 1 [1]',
+      '11 end completed: 2 succeeded, 0 failed, 0 abandoned, 0 cancelled, 0 skipped; unfinished []',
+    ]);
+  });
+
+  it('a factory that arrives during a pause is started at the end of the pause, on a clock read then', () => {
+    const log = logged((log) => {
+      const events = (e: SlowStartEvent) => {
+        if (e.type === 'received' || e.type === 'started' || e.type === 'paused') log.push(line(e));
+      };
+      let tries = 0;
+      const throttledOnce: TaskFactory<unknown> = () => (++tries === 1 ? failsAfter(1, 429)({} as never) : after(1, 'a')({} as never));
+      const source = merge(of(throttledOnce), timer(3).pipe(map(() => after(1, 'b'))));
+      source.pipe(slowStartBatch({ pacing: 'window', events, retry: { delay: 5 } })).subscribe();
+    });
+    expect(log).toEqual(['0 received 0', '0 started 0#1', '1 paused until 6 (throttle)', '3 received 1', '6 started 0#2', '7 started 1#1']);
   });
 });
 

@@ -31,6 +31,8 @@ export class Reporter<T> {
   };
   /** The limit of the pace last reported, to report only its changes (the threshold changes only at a drop). */
   private limit = NaN;
+  /** The clock's reading at the arrival under way, for the first start in its step; `NaN` otherwise. */
+  private arrivedAt = NaN;
   /** Set once the start is reported, and once the end is: a run starts once and ends once. */
   private begun = false;
   private ended = false;
@@ -61,11 +63,22 @@ export class Reporter<T> {
   /** A factory has arrived. */
   arrived(): void {
     const index = this.received++;
-    this.send({ type: 'received', key: this.keyOf(index), index, time: this.host.now() });
+    const time = (this.arrivedAt = this.host.now());
+    this.send({ type: 'received', key: this.keyOf(index), index, time });
+  }
+
+  /** The step of an arrival is over: a start after it reads the clock again. */
+  arrivalHandled(): void {
+    this.arrivedAt = NaN;
   }
 
   started(run: TaskRun<T>): void {
-    const time = (run.startedAt = this.host.now());
+    // A factory that starts in the step it arrived in is received and started at one instant: one
+    // reading of the clock serves both. Between the two only the listener and the run's own code ran:
+    // the first start after an arrival takes the reading, and the pump the arrival calls has no result
+    // to emit before it (every result is emitted by the pump that completed it).
+    const time = (run.startedAt = Number.isNaN(this.arrivedAt) ? this.host.now() : this.arrivedAt);
+    this.arrivedAt = NaN;
     const { index } = run;
     this.send({ type: 'started', key: this.keyOf(index), index, batch: run.batch, attempt: run.attempt, time });
   }
