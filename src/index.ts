@@ -3,6 +3,7 @@ export { slowStart } from './slow-start.js';
 export { SlowStartBatchError, isSlowStartBatchError } from './slow-start-batch-error.js';
 export { nextBatchSize } from './growth.js';
 export { retryAfter } from './retry/retry-after.js';
+export { rateLimit, type RateLimitState } from './rate-limit.js';
 export { slowStartState } from './slow-start-state.js';
 export type { SlowStartState, TaskStatus } from './run-state.js';
 export type { EventsObserver, RunEnd, SlowStartEvent, TaskKey } from './events.js';

@@ -1,4 +1,5 @@
 // §10's pushback reader: how long a server's `Retry-After` header asks a client to wait.
+import { headerOf } from '../headers.js';
 import { MAX_TIMER_DELAY } from '../timer-limit.js';
 
 /**
@@ -62,8 +63,7 @@ const asctimeDate = new RegExp(`^(?:${days}) ${month} ([\\d ]\\d) ${time} (\\d{4
  * @return The milliseconds to wait (`0` or more), or `undefined`.
  */
 export function retryAfter(error: unknown, now: number = Date.now()): number | undefined {
-  const carrier = error as HeaderCarrier;
-  const value = header(() => carrier.headers) ?? header(() => carrier.response.headers);
+  const value = headerOf(error, 'Retry-After');
   if (value === undefined) return undefined;
   // A field value never includes the whitespace around it (RFC 9110 §5.5); fetch already trims it.
   const text = value.trim();
@@ -71,26 +71,6 @@ export function retryAfter(error: unknown, now: number = Date.now()): number | u
   const wait = seconds ? milliseconds(seconds) : httpDate(text, now) - now;
   // A date in the past means "now"; NaN (not a date) means nothing was asked.
   return Number.isNaN(wait) ? undefined : Math.min(MAX_TIMER_DELAY, Math.max(0, wait));
-}
-
-/** What `retryAfter` reads, when the error has it: headers with a `get()`, on the error or on its `response`. */
-interface HeaderCarrier {
-  readonly headers: { get(name: string): unknown };
-  readonly response: HeaderCarrier;
-}
-
-/**
- * The `Retry-After` value of the headers `find` gives, as it was sent, if it is a string. Headers of
- * another shape (none, no `get`, a `get` that is not a function) throw while being read.
- */
-function header(find: () => { get(name: string): unknown }): string | undefined {
-  let value: unknown;
-  try {
-    value = find().get('Retry-After');
-  } catch {
-    // A missing or unreadable header (a throwing getter, proxy or get()), not a failure of the caller's retry.
-  }
-  return typeof value === 'string' ? value : undefined;
 }
 
 /**

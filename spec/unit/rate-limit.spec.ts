@@ -1,0 +1,242 @@
+// §13's announcement reader (rateLimit): every form real limiters send, the carriers it is read from,
+// and what it ignores. The values of the first table are what express-rate-limit 8.7.4 (limit 5 in a
+// window of 1 s, `legacyHeaders: true`) and @fastify/rate-limit 11.2.0 sent over real HTTP on the second
+// request and on the seventh (a 429).
+import { rateLimit, type RateLimitState } from '../../src/index.js';
+
+const now = 1_796_148_223_400;
+
+/** A fetch Response with `headers`: the reader sees what fetch's Headers give, case-insensitively. */
+const response = (headers: Record<string, string>, status = 200) => new Response(null, { status, headers });
+
+const state = (limit: number | undefined, remaining: number, resetIn: number, window: number | undefined): RateLimitState => ({
+  limit,
+  remaining,
+  resetIn,
+  window,
+});
+
+describe('rateLimit (contract §13)', () => {
+  describe('what real limiters send', () => {
+    const legacy = { 'x-ratelimit-limit': '5', 'x-ratelimit-remaining': '3', 'x-ratelimit-reset': '1796148224' };
+    it.each([
+      [
+        'express-rate-limit draft-8',
+        { ratelimit: '"5-in-1sec"; r=3; t=1', 'ratelimit-policy': '"5-in-1sec"; q=5; w=1; pk=:MTJjYTE3YjQ5YWYy:', ...legacy },
+        state(5, 3, 1000, 1000),
+      ],
+      [
+        'express-rate-limit draft-8, a 429',
+        { ratelimit: '"5-in-1sec"; r=0; t=1', 'ratelimit-policy': '"5-in-1sec"; q=5; w=1; pk=:MTJjYTE3YjQ5YWYy:', 'retry-after': '1' },
+        state(5, 0, 1000, 1000),
+      ],
+      [
+        'express-rate-limit draft-7',
+        { ratelimit: 'limit=5, remaining=3, reset=1', 'ratelimit-policy': '5;w=1', ...legacy },
+        state(5, 3, 1000, 1000),
+      ],
+      [
+        'express-rate-limit draft-6',
+        { 'ratelimit-limit': '5', 'ratelimit-policy': '5;w=1', 'ratelimit-remaining': '0', 'ratelimit-reset': '1', ...legacy },
+        state(5, 0, 1000, 1000),
+      ],
+      // Its legacy reset is a time since the epoch, in seconds: 600 ms after `now`, rounded up to the second.
+      ['express-rate-limit legacy headers alone', legacy, state(5, 3, 600, undefined)],
+      // @fastify/rate-limit's reset is seconds left.
+      [
+        '@fastify/rate-limit',
+        { 'x-ratelimit-limit': '5', 'x-ratelimit-remaining': '3', 'x-ratelimit-reset': '1' },
+        state(5, 3, 1000, undefined),
+      ],
+      [
+        'GitHub (an epoch reset an hour away)',
+        { 'x-ratelimit-limit': '5000', 'x-ratelimit-remaining': '4999', 'x-ratelimit-reset': String(Math.floor(now / 1000) + 3600) },
+        state(5000, 4999, 3_599_600, undefined),
+      ],
+      [
+        'an epoch reset in milliseconds',
+        { 'x-ratelimit-remaining': '10', 'x-ratelimit-reset': String(now + 1234) },
+        state(undefined, 10, 1234, undefined),
+      ],
+      [
+        'an epoch reset in the past: due now',
+        { 'x-ratelimit-remaining': '10', 'x-ratelimit-reset': '1796148000' },
+        state(undefined, 10, 0, undefined),
+      ],
+      [
+        'an epoch reset with a fraction of a second (Discord)',
+        { 'x-ratelimit-remaining': '1', 'x-ratelimit-reset': '1796148224.1234' },
+        state(undefined, 1, 724, undefined),
+      ],
+    ])('%s', (_, headers, expected) => {
+      expect(rateLimit(response(headers), now)).toEqual(expected);
+    });
+  });
+
+  describe('the forms', () => {
+    it('takes the first form that reads, in the order draft 8, draft 7, draft 6, legacy', () => {
+      const all = {
+        ratelimit: '"a"; r=8; t=8',
+        'ratelimit-remaining': '6',
+        'ratelimit-reset': '6',
+        'x-ratelimit-remaining': '1',
+        'x-ratelimit-reset': '1',
+      };
+      expect(rateLimit(response(all), now)?.remaining).toBe(8);
+      expect(rateLimit(response({ ...all, ratelimit: 'limit=9, remaining=7, reset=7' }), now)?.remaining).toBe(7);
+      expect(rateLimit(response({ ...all, ratelimit: 'garbage' }), now)?.remaining).toBe(6);
+      expect(rateLimit(response({ ...all, ratelimit: 'garbage', 'ratelimit-reset': 'soon' }), now)?.remaining).toBe(1);
+    });
+
+    it('draft 8: of several policies, the one that leaves the fewest requests a second', () => {
+      const headers = {
+        ratelimit: '"burst"; r=5; t=1, "daily"; r=100; t=86400',
+        'ratelimit-policy': '"burst"; q=10; w=1, "daily"; q=1000; w=86400',
+      };
+      expect(rateLimit(response(headers), now)).toEqual(state(1000, 100, 86_400_000, 86_400_000));
+      // A reset due now leaves any number a second: the other policy binds.
+      expect(rateLimit(response({ ratelimit: '"a"; r=0; t=0, "b"; r=50; t=10' }), now)).toEqual(state(undefined, 50, 10_000, undefined));
+      expect(rateLimit(response({ ratelimit: '"a"; r=0; t=0' }), now)).toEqual(state(undefined, 0, 0, undefined));
+    });
+
+    it('draft 8: a policy named with a token, parameters in any order, a policy header of another name, a flag', () => {
+      expect(rateLimit(response({ ratelimit: 'default;t=30;r=12', 'ratelimit-policy': 'other;q=100;w=60' }), now)).toEqual(
+        state(undefined, 12, 30_000, undefined),
+      );
+      expect(rateLimit(response({ ratelimit: '"x"; r=1; t=2; extra', 'ratelimit-policy': '"x";q=3;w=4' }), now)).toEqual(
+        state(3, 1, 2000, 4000),
+      );
+    });
+
+    it('draft 8: an item without `r` or `t` is passed over', () => {
+      expect(rateLimit(response({ ratelimit: '"a"; r=3, "b"; r=2; t=1' }), now)).toEqual(state(undefined, 2, 1000, undefined));
+      expect(rateLimit(response({ ratelimit: '"a"; t=3' }), now)).toBeUndefined();
+    });
+
+    it('drafts 6 and 7: the limit from the policy when the state does not say it', () => {
+      expect(rateLimit(response({ 'ratelimit-remaining': '1', 'ratelimit-reset': '1', 'ratelimit-policy': '10;w=60' }), now)).toEqual(
+        state(10, 1, 1000, 60_000),
+      );
+      expect(
+        rateLimit(response({ 'ratelimit-remaining': '11', 'ratelimit-reset': '1', 'ratelimit-policy': '10;w=60' }), now),
+      ).toBeUndefined();
+    });
+
+    it('draft 7: keys in any case and order, the window from the policy', () => {
+      expect(rateLimit(response({ ratelimit: 'Reset=2, REMAINING=1', 'ratelimit-policy': '10;w=60;comment="x"' }), now)).toEqual(
+        state(10, 1, 2000, 60_000),
+      );
+    });
+
+    it('seconds with a fraction are rounded up to the millisecond: a reset never comes sooner than announced', () => {
+      expect(rateLimit(response({ 'ratelimit-remaining': '1', 'ratelimit-reset': '0.0011' }), now)?.resetIn).toBe(2);
+      expect(rateLimit(response({ 'ratelimit-remaining': '1', 'ratelimit-reset': '0' }), now)?.resetIn).toBe(0);
+    });
+
+    it('reads both sides of both epoch bounds: seconds left below 10^9, epoch seconds below 10^12, epoch milliseconds from it', () => {
+      const legacy = (reset: string) => rateLimit(response({ 'x-ratelimit-remaining': '1', 'x-ratelimit-reset': reset }), 2e12);
+      expect(legacy('999999999')?.resetIn).toBe(999_999_999_000);
+      expect(legacy('1000000000')?.resetIn).toBe(0);
+      // Below 10^12 a time since the epoch is in seconds (this one is in the year 33658), from 10^12 in milliseconds.
+      expect(legacy('999999999999')?.resetIn).toBe(999_999_999_999_000 - 2e12);
+      expect(legacy('1000000000000')?.resetIn).toBe(0);
+      expect(legacy('2000000000500')?.resetIn).toBe(500);
+      expect(legacy('2000000001')?.resetIn).toBe(1000);
+    });
+
+    it('uses the clock it is given, or the current time', () => {
+      const reset = String(Math.floor(Date.now() / 1000) + 100);
+      const resetIn = rateLimit(response({ 'x-ratelimit-remaining': '1', 'x-ratelimit-reset': reset }))?.resetIn;
+      expect(resetIn).toBeGreaterThan(98_000);
+      expect(resetIn).toBeLessThanOrEqual(100_000);
+    });
+  });
+
+  describe('the carriers', () => {
+    const headers = { 'ratelimit-remaining': '4', 'ratelimit-reset': '2' };
+    const expected = state(undefined, 4, 2000, undefined);
+    const get = (name: string) => (headers as Record<string, string>)[name.toLowerCase()] ?? null;
+
+    it("a fetch Response, an error carrying one (ky, ofetch), Angular's HttpResponse and HttpErrorResponse, axios' errors", () => {
+      expect(rateLimit(response(headers), now)).toEqual(expected);
+      expect(rateLimit({ name: 'HTTPError', response: response(headers, 429) }, now)).toEqual(expected);
+      expect(rateLimit({ status: 200, body: {}, headers: { get } }, now)).toEqual(expected);
+      expect(rateLimit({ name: 'HttpErrorResponse', status: 429, headers: { get } }, now)).toEqual(expected);
+      expect(rateLimit({ isAxiosError: true, response: { status: 429, headers: { get } } }, now)).toEqual(expected);
+    });
+
+    it.each([
+      ['undefined', undefined],
+      ['null', null],
+      ['a number', 42],
+      ['a body with no headers', { id: 1 }],
+      ['headers without get()', { headers: { 'ratelimit-remaining': '4' } }],
+      [
+        'a get() that throws',
+        {
+          headers: {
+            get: () => {
+              throw new Error('no');
+            },
+          },
+        },
+      ],
+      ['a get() that returns a number', { headers: { get: () => 4 } }],
+      [
+        'a throwing getter',
+        Object.defineProperty({}, 'headers', {
+          get: () => {
+            throw new Error('no');
+          },
+        }),
+      ],
+      ['no rate-limit headers', response({ 'content-type': 'text/plain' })],
+    ])('%s gives undefined, without throwing', (_, carrier) => {
+      expect(rateLimit(carrier, now)).toBeUndefined();
+    });
+  });
+
+  describe('what is ignored', () => {
+    it.each([
+      ['a negative remaining', { 'ratelimit-remaining': '-1', 'ratelimit-reset': '1' }],
+      ['a remaining in exponent form', { 'ratelimit-remaining': '1e3', 'ratelimit-reset': '1' }],
+      ['a remaining in hex', { 'ratelimit-remaining': '0x10', 'ratelimit-reset': '1' }],
+      ['a fractional remaining', { 'ratelimit-remaining': '1.5', 'ratelimit-reset': '1' }],
+      ['an empty remaining', { 'ratelimit-remaining': '', 'ratelimit-reset': '1' }],
+      ['a reset that is not a number', { 'ratelimit-remaining': '1', 'ratelimit-reset': 'soon' }],
+      ['a negative reset', { 'ratelimit-remaining': '1', 'ratelimit-reset': '-1' }],
+      ['a reset as a date', { 'ratelimit-remaining': '1', 'ratelimit-reset': 'Wed, 21 Oct 2015 07:28:00 GMT' }],
+      ['no reset', { 'ratelimit-remaining': '1', 'ratelimit-limit': '5' }],
+      ['no remaining', { 'ratelimit-limit': '5', 'ratelimit-reset': '1' }],
+      ['more remaining than the limit', { 'ratelimit-limit': '5', 'ratelimit-remaining': '6', 'ratelimit-reset': '1' }],
+      ['draft 7 with garbage', { ratelimit: 'limit=5, remaining=lots, reset=1' }],
+      ['draft 7 with more remaining than the limit', { ratelimit: 'limit=5, remaining=6, reset=1' }],
+      ['draft 8 with garbage', { ratelimit: '"a"; r=x; t=1' }],
+      ['draft 8 with a fractional reset', { ratelimit: '"a"; r=1; t=0.5' }],
+      ['draft 8 that is not a list', { ratelimit: '"a"; r=1; t=1,,' }],
+      ['draft 8 with an unclosed string', { ratelimit: '"a; r=1; t=1' }],
+      ['draft 8 with more remaining than its policy', { ratelimit: '"a"; r=9; t=1', 'ratelimit-policy': '"a"; q=5; w=1' }],
+      ['legacy with garbage', { 'x-ratelimit-remaining': 'many', 'x-ratelimit-reset': '1' }],
+    ])('%s', (_, headers) => {
+      expect(rateLimit(response(headers), now)).toBeUndefined();
+    });
+
+    it('a field that is garbage is left out, and the rest is read', () => {
+      expect(
+        rateLimit(
+          response({ 'ratelimit-limit': 'many', 'ratelimit-remaining': '1', 'ratelimit-reset': '1', 'ratelimit-policy': 'x;w=y' }),
+          now,
+        ),
+      ).toEqual(state(undefined, 1, 1000, undefined));
+      expect(rateLimit(response({ ratelimit: '"a"; r=1; t=1', 'ratelimit-policy': '"a"; q=five; w=1' }), now)).toEqual(
+        state(undefined, 1, 1000, 1000),
+      );
+    });
+
+    it('whitespace around a value is not part of it', () => {
+      expect(
+        rateLimit({ headers: { get: (name: string) => ({ 'RateLimit-Remaining': ' 3\t', 'RateLimit-Reset': ' 1 ' })[name] } }, now),
+      ).toEqual(state(undefined, 3, 1000, undefined));
+    });
+  });
+});
