@@ -1,7 +1,22 @@
 // The `events` option (§12): what a run reports, event by event, in virtual time. Each spec logs the
 // events and the stream's own notifications in one list, one line each, so that their order reads
 // as it happened: `time what`.
-import { asyncScheduler, from, map, merge, mergeMap, NEVER, Observable, of, share, Subject, take, takeUntil, throwError, timer } from 'rxjs';
+import {
+  asyncScheduler,
+  from,
+  map,
+  merge,
+  mergeMap,
+  NEVER,
+  Observable,
+  of,
+  share,
+  Subject,
+  take,
+  takeUntil,
+  throwError,
+  timer,
+} from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import {
   isSlowStartBatchError,
@@ -473,6 +488,79 @@ describe('events: time', () => {
       '9 succeeded 1#1 = 1 after 1',
       '10 result 1 [1]',
       '11 end completed: 2 succeeded, 0 failed, 0 abandoned, 0 cancelled, 0 skipped; unfinished []',
+    ]);
+  });
+
+  /** A clock that moves by 1 on every read, and by more when `pass` says time passes: it shows which events share a reading. */
+  function tickingClock() {
+    let time = 0;
+    return {
+      scheduler: { now: () => ++time, schedule: asyncScheduler.schedule.bind(asyncScheduler) },
+      pass: (ms: number) => (time += ms),
+    };
+  }
+
+  it("starts a synchronous task's successor on the reading of its success; a factory's own time is not shared", () => {
+    const { scheduler, pass } = tickingClock();
+    const log: string[] = [];
+    const gate = new Subject<number>();
+    const slowFactory = () => {
+      pass(100);
+      return gate.pipe(take(1));
+    };
+    // One batch of three: the first task is synchronous, the second's factory takes 100 ms to return.
+    from([() => of(0), slowFactory, () => of(2)])
+      .pipe(slowStartBatch({ initialBatchSize: 3, events: (e) => log.push(line(e)), scheduler }))
+      .subscribe();
+    gate.next(1);
+    expect(log.filter((entry) => /^\d+ (started|succeeded)/.test(entry))).toEqual([
+      '5 started 0#1',
+      '6 succeeded 0#1 = 0 after 1',
+      '6 started 1#1',
+      // Its factory ran: the next start reads the clock again.
+      '107 started 2#1',
+      '108 succeeded 2#1 = 2 after 1',
+      '109 succeeded 1#1 = 1 after 103',
+    ]);
+  });
+
+  it('reads the clock again for a start after a result: the subscriber ran in between', () => {
+    const { scheduler, pass } = tickingClock();
+    const log: string[] = [];
+    const gate = new Subject<number>();
+    // Window pacing emits each task's result as it succeeds; the subscriber takes 100 ms over the first.
+    from([() => gate.pipe(take(1)), () => of(1)])
+      .pipe(slowStartBatch({ pacing: 'window', events: (e) => log.push(line(e)), scheduler }))
+      .subscribe(() => pass(100));
+    gate.next(0);
+    expect(log.filter((entry) => /started|result/.test(entry))).toEqual([
+      '3 started 0#1',
+      '7 result 0 [0]',
+      '108 started 1#1',
+      '110 result 1 [1]',
+    ]);
+  });
+
+  it("reads the clock again for a start after the source was asked: the source's own code ran in between", () => {
+    const { scheduler, pass } = tickingClock();
+    const log: string[] = [];
+    const gate = new Subject<number>();
+    let tries = 0;
+    function* source() {
+      yield () => (++tries === 1 ? gate.pipe(take(1)) : of(0));
+      yield () => of(1);
+      // Asked to fill the retry's batch: its code takes 100 ms, and it has no more.
+      pass(100);
+    }
+    slowStart(source(), { initialBatchSize: 2, retry: { delay: 0 }, events: (e) => log.push(line(e)), scheduler }).subscribe();
+    gate.error(429);
+    expect(log.filter((entry) => /^\d+ (started|throttled|pace)/.test(entry))).toEqual([
+      '2 pace 2',
+      '5 started 0#1',
+      '6 started 1#1',
+      '9 throttled 0#1: 429 after 4, again at 8',
+      '10 pace 2 from 2 dropped',
+      '112 started 0#2',
     ]);
   });
 

@@ -140,6 +140,8 @@ export class Admission<T> {
   askSource(): void {
     const { intake } = this.parts;
     if (!intake.pulls) return;
+    // The source's own code runs: a start after it reads the clock again.
+    this.parts.reporter?.forgetReading();
     const backlog = this.observe();
     intake.request(Math.max(0, this.pacing.wants(backlog) - backlog.waiting));
   }

@@ -31,8 +31,11 @@ export class Reporter<T> {
   };
   /** The limit of the pace last reported, to report only its changes (the threshold changes only at a drop). */
   private limit = NaN;
-  /** The clock's reading at the arrival under way, for the first start in its step; `NaN` otherwise. */
-  private arrivedAt = NaN;
+  /**
+   * The clock's last reading, while nothing but the listener and the run's own code has run since it
+   * was taken; `NaN` otherwise. A start takes it rather than reading the clock again (see `started`).
+   */
+  private reading = NaN;
   /** Set once the start is reported, and once the end is: a run starts once and ends once. */
   private begun = false;
   private ended = false;
@@ -57,35 +60,40 @@ export class Reporter<T> {
   /** The run starts. */
   start(): void {
     this.begun = true;
-    this.send({ type: 'start', time: this.host.now() });
+    this.send({ type: 'start', time: this.now() });
   }
 
   /** A factory has arrived. */
   arrived(): void {
     const index = this.received++;
-    const time = (this.arrivedAt = this.host.now());
-    this.send({ type: 'received', key: this.keyOf(index), index, time });
+    this.send({ type: 'received', key: this.keyOf(index), index, time: this.now() });
   }
 
-  /** The step of an arrival is over: a start after it reads the clock again. */
-  arrivalHandled(): void {
-    this.arrivedAt = NaN;
+  /**
+   * Code of the caller's is about to run (the source is asked for factories), or the run's step is
+   * over: the next start reads the clock again.
+   */
+  forgetReading(): void {
+    this.reading = NaN;
   }
 
+  /**
+   * A try starts. It is reported at the instant of the report before it in the same step, when there
+   * is one: a factory that starts as it arrives, or a synchronous task's successor, which starts as
+   * that task settles. Between the two only the listener and the run's own bookkeeping ran, so the
+   * clock is not read again: a reading costs as much as the rest of a report.
+   */
   started(run: TaskRun<T>): void {
-    // A factory that starts in the step it arrived in is received and started at one instant: one
-    // reading of the clock serves both. Between the two only the listener and the run's own code ran:
-    // the first start after an arrival takes the reading, and the pump the arrival calls has no result
-    // to emit before it (every result is emitted by the pump that completed it).
-    const time = (run.startedAt = Number.isNaN(this.arrivedAt) ? this.host.now() : this.arrivedAt);
-    this.arrivedAt = NaN;
+    const time = (run.startedAt = Number.isNaN(this.reading) ? this.host.now() : this.reading);
+    // The factory runs next.
+    this.reading = NaN;
     const { index } = run;
     this.send({ type: 'started', key: this.keyOf(index), index, batch: run.batch, attempt: run.attempt, time });
   }
 
   succeeded(run: TaskRun<T>, value: T | undefined): void {
     this.accounts.succeeded++;
-    const time = this.host.now();
+    const time = this.now();
     const { index } = run;
     this.send({
       type: 'succeeded',
@@ -101,7 +109,7 @@ export class Reporter<T> {
 
   failed(run: TaskRun<T>, reason: unknown): void {
     this.accounts.failed++;
-    const time = this.host.now();
+    const time = this.now();
     const { index } = run;
     this.send({
       type: 'failed',
@@ -116,7 +124,7 @@ export class Reporter<T> {
   }
 
   throttled(run: TaskRun<T>, reason: unknown, retryAt: number): void {
-    const time = this.host.now();
+    const time = this.now();
     this.send({ type: 'throttled', ...this.tryOf(run), reason, duration: time - run.startedAt, retryAt, time });
   }
 
@@ -124,36 +132,39 @@ export class Reporter<T> {
   abandoned(group: ResultGroup<T>, position: number, attempt: number, reason: unknown): void {
     this.accounts.abandoned++;
     const index = group.startIndex + position;
-    this.send({ type: 'abandoned', key: this.keyOf(index), index, batch: group.index, attempt, reason, time: this.host.now() });
+    this.send({ type: 'abandoned', key: this.keyOf(index), index, batch: group.index, attempt, reason, time: this.now() });
   }
 
   cancelled(run: TaskRun<T>): void {
     this.accounts.cancelled++;
-    this.send({ type: 'cancelled', ...this.tryOf(run), time: this.host.now() });
+    this.send({ type: 'cancelled', ...this.tryOf(run), time: this.now() });
   }
 
   skipped(index: number): void {
     this.accounts.skipped++;
-    this.send({ type: 'skipped', key: this.keyOf(index), index, time: this.host.now() });
+    this.send({ type: 'skipped', key: this.keyOf(index), index, time: this.now() });
   }
 
   paused(until: number, cause: 'throttle' | 'learned rate'): void {
-    this.send({ type: 'paused', until, cause, time: this.host.now() });
+    this.send({ type: 'paused', until, cause, time: this.now() });
   }
 
   /** The pace as it is now: reported if it changed, or if it dropped. */
   pace(limit: number, threshold: number | undefined, dropped: boolean): void {
     if (!dropped && limit === this.limit) return;
     this.limit = limit;
-    this.send({ type: 'pace', limit, threshold, dropped, time: this.host.now() });
+    this.send({ type: 'pace', limit, threshold, dropped, time: this.now() });
   }
 
   rate(perSecond: number): void {
-    this.send({ type: 'rate', perSecond, time: this.host.now() });
+    this.send({ type: 'rate', perSecond, time: this.now() });
   }
 
   result(result: BatchResult<T>): void {
-    this.send({ type: 'result', result, time: this.host.now() });
+    const time = this.host.now();
+    // The subscriber runs next.
+    this.reading = NaN;
+    this.send({ type: 'result', result, time });
   }
 
   /**
@@ -177,7 +188,7 @@ export class Reporter<T> {
       ...this.accounts,
       unfinished: inOrder.map((task) => task.factory as TaskFactory<T>),
       unfinishedKeys: inOrder.map((task) => this.keyOf(task.index)),
-      time: this.host.now(),
+      time: this.now(),
     };
     if (how === 'failed') (end as { error?: unknown }).error = error;
     this.send(end);
@@ -195,6 +206,11 @@ export class Reporter<T> {
   private tryOf(run: TaskRun<T>): { key: TaskKey; index: number; batch: number; attempt: number } {
     const { index } = run;
     return { key: this.keyOf(index), index, batch: run.batch, attempt: run.attempt };
+  }
+
+  /** Reads the clock, and keeps the reading for a start that may follow in the same step. */
+  private now(): number {
+    return (this.reading = this.host.now());
   }
 
   /** The listener's errors have nowhere to go but `reportUnhandled`: the run goes on. */
