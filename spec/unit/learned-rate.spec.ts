@@ -92,4 +92,14 @@ describe('LearnedRate', () => {
     // Four seconds after: three times the rate.
     expect(rate.started(4_100)).toBeCloseTo(4_100 + 10 / 3, 9);
   });
+
+  it('reports the rate in tasks per second once a drop has measured one, and none before', () => {
+    const rate = new LearnedRate();
+    expect(rate.perSecond()).toBeUndefined();
+    rate.started(0);
+    // A drop before any success measures nothing.
+    rate.dropped(10, 20);
+    expect(rate.perSecond()).toBeUndefined();
+    expect(learnedFrom(4, 40, 100).perSecond()).toBe(100);
+  });
 });
