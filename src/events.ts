@@ -9,12 +9,16 @@ import type { BatchResult, TaskFactory } from './types.js';
  */
 export type TaskKey = string | number;
 
-/** What every event of one task carries. */
-interface TaskFields {
+/** What ties an event to its task. */
+interface TaskIdentity {
   /** The task's key: see {@link TaskKey}. */
   readonly key: TaskKey;
   /** The task's 0-based position in this run's source, as its context tells it. */
   readonly index: number;
+}
+
+/** What every event the run times of one task carries. */
+interface TaskFields extends TaskIdentity {
   /** When it happened, on the scheduler's clock (ms). */
   readonly time: number;
 }
@@ -42,8 +46,12 @@ interface RunFields {
 export type SlowStartEvent<T = unknown> =
   /** A run starts: a subscription. Its pace follows, then its tasks' events. */
   | (RunFields & { readonly type: 'start' })
-  /** A factory arrived from the source (or was pulled from it) and waits to start. */
-  | (TaskFields & { readonly type: 'received' })
+  /**
+   * A factory arrived from the source (or was pulled from it) and waits to start. It has no `time`:
+   * the arrival is the source's doing, and the run reads the clock for what it does (a `timestamp()` on
+   * the source gives the arrival's time; the task's `started` gives when it began).
+   */
+  | (TaskIdentity & { readonly type: 'received' })
   /** A try of a task starts: its factory is about to be called. */
   | (TryFields & { readonly type: 'started' })
   /** A try succeeded with `value`, after `duration` ms. Final. */

@@ -68,7 +68,6 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
       // A new factory can only let a task start: when none may (a pause, no room), ask the source again.
       if (!pumping && admission.cannotStartNow()) admission.askForFactories();
       else pump();
-      reporter?.forgetReading();
     },
     ended: pump,
     failed() {

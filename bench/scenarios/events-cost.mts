@@ -51,7 +51,7 @@ export const eventsCost: Scenario = {
       ],
       {
         warmupRounds: 2,
-        rounds: 11,
+        rounds: 21,
         onSample: (side, round, ms) => progress(`${side.name} round ${round}: ${format.ms(ms)}`),
       },
     );
@@ -77,7 +77,7 @@ export const eventsCost: Scenario = {
       method:
         `${format.count(SYNC_TASKS)} factories \`() => of(i)\` through \`from(factories).pipe(slowStartBatch(options))\` in ` +
         `both pacings, and ${format.count(PROMISE_TASKS)} \`async () => i\` through \`slowStart(tasks, options)\`, each without ` +
-        'and with `events: listener`, a function that counts the events. 2 warm-up rounds, then 11 timed rounds; the six ' +
+        'and with `events: listener`, a function that counts the events. 2 warm-up rounds, then 21 timed rounds; the six ' +
         'sides alternate within each round. Each ratio is the median of the per-round ratios.',
       figures: pairs.flatMap(([name, tasks]) => pairFigures(comparison, `${name}, listener`, `${name}, no listener`, tasks)),
       targets,

@@ -135,7 +135,7 @@ function eventViolations(s: RetryScenarioSpec, observed: RetryObserved): string[
     if (e.type === 'started') inFlight.add(`${e.index}`);
     if (e.type === 'succeeded' || e.type === 'failed' || e.type === 'throttled' || e.type === 'cancelled') inFlight.delete(`${e.index}`);
     if (state.inFlight !== inFlight.size)
-      fail(`at ${e.type} of ${e.time}: the state has ${state.inFlight} in flight, the events ${inFlight.size}`);
+      fail(`at ${e.type}${"index" in e ? ` of ${e.index}` : ""}: the state has ${state.inFlight} in flight, the events ${inFlight.size}`);
   }
   const counts = (st: SlowStartState) => [
     st.succeeded,
@@ -169,7 +169,8 @@ function modelViolations(observed: RetryObserved, model: RetryModelRun): string[
   const stateAt = new Map<number, number>();
   for (const e of events) {
     state = nextState(state, e);
-    stateAt.set(e.time, state.inFlight);
+    // An arrival is not timed, and changes nothing in flight.
+    if ('time' in e) stateAt.set(e.time, state.inFlight);
   }
   let modelInFlight = 0;
   const modelAt = new Map<number, number>();

@@ -31,7 +31,8 @@ import { errorsReportedLater } from '../support/helpers.js';
 
 /** One line for an event. */
 function line(e: SlowStartEvent): string {
-  const at = `${e.time} `;
+  // A factory's arrival is not timed by the run: in virtual time, the scheduler's clock tells when it came.
+  const at = `${'time' in e ? e.time : asyncScheduler.now()} `;
   switch (e.type) {
     case 'start':
       return `${at}start`;
@@ -462,35 +463,6 @@ describe('events: cancel and resume', () => {
 });
 
 describe('events: time', () => {
-  it("reads the scheduler's clock once for a factory that starts as it arrives, and again for one that waited", () => {
-    let reads = 0;
-    // A clock that moves on every read shows which events share one.
-    const ticking = { now: () => ++reads, schedule: asyncScheduler.schedule.bind(asyncScheduler) };
-    const log: string[] = [];
-    const source = new Subject<TaskFactory<number>>();
-    const gate = new Subject<number>();
-    source.pipe(slowStartBatch({ events: (e) => log.push(line(e)), scheduler: ticking })).subscribe();
-    source.next(() => gate.pipe(take(1)));
-    // The batch of 1 is full: this one waits, and the batch of 2 after it waits for the source's end.
-    source.next(() => of(1));
-    gate.next(0);
-    source.complete();
-    expect(log).toEqual([
-      '1 start',
-      '2 pace 1',
-      '3 received 0',
-      '3 started 0#1',
-      '4 received 1',
-      '5 succeeded 0#1 = 0 after 2',
-      '6 pace 2',
-      '7 result 0 [0]',
-      '8 started 1#1',
-      '9 succeeded 1#1 = 1 after 1',
-      '10 result 1 [1]',
-      '11 end completed: 2 succeeded, 0 failed, 0 abandoned, 0 cancelled, 0 skipped; unfinished []',
-    ]);
-  });
-
   /** A clock that moves by 1 on every read, and by more when `pass` says time passes: it shows which events share a reading. */
   function tickingClock() {
     let time = 0;
@@ -499,6 +471,33 @@ describe('events: time', () => {
       pass: (ms: number) => (time += ms),
     };
   }
+
+  it("reads the scheduler's clock for what the run does: not for a factory's arrival, which is the source's doing", () => {
+    const { scheduler } = tickingClock();
+    const log: string[] = [];
+    const source = new Subject<TaskFactory<number>>();
+    const gate = new Subject<number>();
+    source.pipe(slowStartBatch({ events: (e) => log.push('time' in e ? line(e) : `${e.type} ${e.key}`), scheduler })).subscribe();
+    source.next(() => gate.pipe(take(1)));
+    // The batch of 1 is full: this one waits, and the batch of 2 after it waits for the source's end.
+    source.next(() => of(1));
+    gate.next(0);
+    source.complete();
+    expect(log).toEqual([
+      '1 start',
+      '2 pace 1',
+      'received 0',
+      '3 started 0#1',
+      'received 1',
+      '4 succeeded 0#1 = 0 after 1',
+      '5 pace 2',
+      '6 result 0 [0]',
+      '7 started 1#1',
+      '8 succeeded 1#1 = 1 after 1',
+      '9 result 1 [1]',
+      '10 end completed: 2 succeeded, 0 failed, 0 abandoned, 0 cancelled, 0 skipped; unfinished []',
+    ]);
+  });
 
   it("starts a synchronous task's successor on the reading of its success; a factory's own time is not shared", () => {
     const { scheduler, pass } = tickingClock();
@@ -514,13 +513,13 @@ describe('events: time', () => {
       .subscribe();
     gate.next(1);
     expect(log.filter((entry) => /^\d+ (started|succeeded)/.test(entry))).toEqual([
-      '5 started 0#1',
-      '6 succeeded 0#1 = 0 after 1',
-      '6 started 1#1',
+      '2 started 0#1',
+      '3 succeeded 0#1 = 0 after 1',
+      '3 started 1#1',
       // Its factory ran: the next start reads the clock again.
-      '107 started 2#1',
-      '108 succeeded 2#1 = 2 after 1',
-      '109 succeeded 1#1 = 1 after 103',
+      '104 started 2#1',
+      '105 succeeded 2#1 = 2 after 1',
+      '106 succeeded 1#1 = 1 after 103',
     ]);
   });
 
@@ -534,10 +533,10 @@ describe('events: time', () => {
       .subscribe(() => pass(100));
     gate.next(0);
     expect(log.filter((entry) => /started|result/.test(entry))).toEqual([
-      '3 started 0#1',
-      '7 result 0 [0]',
-      '108 started 1#1',
-      '110 result 1 [1]',
+      '2 started 0#1',
+      '5 result 0 [0]',
+      '106 started 1#1',
+      '108 result 1 [1]',
     ]);
   });
 
@@ -556,11 +555,11 @@ describe('events: time', () => {
     gate.error(429);
     expect(log.filter((entry) => /^\d+ (started|throttled|pace)/.test(entry))).toEqual([
       '2 pace 2',
-      '5 started 0#1',
-      '6 started 1#1',
-      '9 throttled 0#1: 429 after 4, again at 8',
-      '10 pace 2 from 2 dropped',
-      '112 started 0#2',
+      '3 started 0#1',
+      '4 started 1#1',
+      '7 throttled 0#1: 429 after 4, again at 6',
+      '8 pace 2 from 2 dropped',
+      '110 started 0#2',
     ]);
   });
 

@@ -66,12 +66,12 @@ export class Reporter<T> {
   /** A factory has arrived. */
   arrived(): void {
     const index = this.received++;
-    this.send({ type: 'received', key: this.keyOf(index), index, time: this.now() });
+    this.send({ type: 'received', key: this.keyOf(index), index });
   }
 
   /**
    * Code of the caller's is about to run (the source is asked for factories), or the run's step is
-   * over: the next start reads the clock again.
+   * over (the pump has done all it could): the next start reads the clock again.
    */
   forgetReading(): void {
     this.reading = NaN;
@@ -79,9 +79,9 @@ export class Reporter<T> {
 
   /**
    * A try starts. It is reported at the instant of the report before it in the same step, when there
-   * is one: a factory that starts as it arrives, or a synchronous task's successor, which starts as
-   * that task settles. Between the two only the listener and the run's own bookkeeping ran, so the
-   * clock is not read again: a reading costs as much as the rest of a report.
+   * is one: a synchronous task's successor starts as that task settles. Between the two only the
+   * listener and the run's own bookkeeping ran, so the clock is not read again: a reading costs as
+   * much as the rest of a report.
    */
   started(run: TaskRun<T>): void {
     const time = (run.startedAt = Number.isNaN(this.reading) ? this.host.now() : this.reading);
