@@ -179,9 +179,9 @@ function items(list: string): Array<{ name: string; parameters: Map<string, stri
 /** Draft 8's `RateLimit: "name"; r=37; t=1`, with `RateLimit-Policy: "name"; q=200; w=1` for the limit and window. */
 function draft8(combined: string, policy: string | undefined): Announced | undefined {
   const states = items(combined);
-  if (states === undefined || states.length === 0) return undefined;
+  if (states === undefined) return undefined;
   const policies = (policy === undefined ? undefined : items(policy)) ?? [];
-  let tightest: Announced | undefined;
+  let tightest: PolicyBudget | undefined;
   for (const { name, parameters } of states) {
     const remaining = number(parameters.get('r'), count);
     const resetIn = secondsToMs(number(parameters.get('t'), count));
@@ -198,7 +198,10 @@ function draft8(combined: string, policy: string | undefined): Announced | undef
   return tightest;
 }
 
-/** How many requests a millisecond a state leaves: the remaining budget spread to the reset. */
-function perMs({ remaining = 0, resetIn = 0 }: Announced): number {
+/** One policy's budget, as draft 8 gives it. */
+type PolicyBudget = Announced & { remaining: number; resetIn: number };
+
+/** How many requests a millisecond a policy leaves: the remaining budget spread to the reset. */
+function perMs({ remaining, resetIn }: PolicyBudget): number {
   return resetIn === 0 ? Infinity : remaining / resetIn;
 }
