@@ -607,15 +607,14 @@ async function checkRules(s: RetryScenarioSpec) {
 }
 
 describe('counterexamples found by the properties', () => {
-  it.each(found)('%s', async (_, s) => {
-    const observed = await checkRules(s);
-    expectMatchesRetryModel(observed, simulateRetry(toRetryModelScenario(s)));
-  });
-
-  it.each(foundInTheModel)('the model agrees: %s', async (_, s) => {
-    const observed = await checkRules(s);
-    expectMatchesRetryModel(observed, simulateRetry(toRetryModelScenario(s)));
-  });
+  // A defect of the operator, or of the model: either way the two agree now, and the rules hold.
+  it.each([...found, ...foundInTheModel.map(([name, s]): [string, RetryScenarioSpec] => [`the model agrees: ${name}`, s])])(
+    '%s',
+    async (_, s) => {
+      const observed = await checkRules(s);
+      expectMatchesRetryModel(observed, simulateRetry(toRetryModelScenario(s)));
+    },
+  );
 
   it.each(foundInTheChecker)('the model keeps the rules: %s', async (_, s) => {
     const scenario = toRetryModelScenario(s);
