@@ -66,8 +66,8 @@ export type SlowStartEvent<T = unknown> =
   | (TryFields & { readonly type: 'cancelled' })
   /** The run ended before the task was ever started. Final. */
   | (TaskFields & { readonly type: 'skipped' })
-  /** No task starts until `until`: a throttle's pause, or the spacing of `retry.learnRate`. */
-  | (RunFields & { readonly type: 'paused'; readonly until: number; readonly cause: 'throttle' | 'learned rate' })
+  /** No task starts until `until`: a throttle's pause, the spacing of `retry.learnRate`, or of `rateLimit`. */
+  | (RunFields & { readonly type: 'paused'; readonly until: number; readonly cause: 'throttle' | 'learned rate' | 'rate limit' })
   /**
    * The pace changed: at most `limit` tasks in flight (the size of the next batch, in batch pacing),
    * growing by one per round from `threshold` on; `dropped` after a throttle. Also reported as the run

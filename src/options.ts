@@ -1,6 +1,7 @@
 import type { SchedulerLike } from 'rxjs';
 import type { EventsObserver, SlowStartEvent, TaskKey } from './events.js';
 import { expected } from './expected.js';
+import { rateLimit as readRateLimit, type RateLimitState } from './rate-limit.js';
 import { resolveRetry, type ResolvedRetry, type RetryOptions } from './retry/retry-options.js';
 import { MAX_TIMER_DELAY } from './timer-limit.js';
 
@@ -45,6 +46,17 @@ export interface CommonOptions<T = unknown> {
    * @default undefined (every failure stops the run)
    */
   retry?: RetryOptions;
+  /**
+   * Paces the starts by the rate-limit budget a server announces on its responses. `true` reads
+   * each try's value and error with `rateLimit()`: a fetch `Response`, Angular's `HttpResponse` (with
+   * `observe: 'response'`) or `HttpErrorResponse`, an error carrying a `response`. A function is given
+   * the value or the error and returns the budget, or `undefined` for none. The run then starts no more
+   * than its share of what remains before the reset, spread evenly, its share being what it can tell of
+   * other clients from how fast the budget falls. It only ever starts a task later than it would without;
+   * before the first announcement, and from a reset until the next one, it changes nothing.
+   * @default undefined (no announcement is read)
+   */
+  rateLimit?: boolean | ((outcome: unknown) => RateLimitState | undefined);
   /**
    * Told of everything the run does, as it happens: each task received, started, succeeded, failed,
    * throttled, abandoned, cancelled or skipped, each pause, change of pace and result, and the end
@@ -115,6 +127,8 @@ export interface ResolvedOptions {
   readonly flushAfter: number | undefined;
   readonly pacing: 'batch' | 'window';
   readonly retry: ResolvedRetry | undefined;
+  /** What reads a try's value or error for an announced budget; `undefined` when none is read. */
+  readonly rateLimit: ((outcome: unknown) => RateLimitState | undefined) | undefined;
   /** Where events go, as a function; `undefined` when nobody listens. */
   readonly events: ((event: SlowStartEvent) => void) | undefined;
   readonly keys: readonly TaskKey[] | undefined;
@@ -131,6 +145,7 @@ const optionNames: ReadonlyArray<keyof BatchPacingOptions> = [
   'scheduler',
   'pacing',
   'retry',
+  'rateLimit',
   'events',
   'keys',
 ];
@@ -150,6 +165,7 @@ export function resolveOptions(options: unknown): ResolvedOptions {
       flushAfter: undefined,
       pacing: 'batch',
       retry: undefined,
+      rateLimit: undefined,
       events: undefined,
       keys: undefined,
       scheduler: undefined,
@@ -180,10 +196,19 @@ export function resolveOptions(options: unknown): ResolvedOptions {
     ...sizes,
     pacing: pacing ?? 'batch',
     retry: resolveRetry((options as SlowStartOptions).retry),
+    rateLimit: resolveRateLimit((options as { rateLimit?: unknown }).rateLimit),
     events: resolveEvents((options as { events?: unknown }).events),
     keys: resolveKeys((options as { keys?: unknown }).keys),
     scheduler,
   };
+}
+
+/** The `rateLimit` option as the function that reads a try's outcome, if any. */
+function resolveRateLimit(option: unknown): ((outcome: unknown) => RateLimitState | undefined) | undefined {
+  if (option === undefined || option === false) return undefined;
+  if (option === true) return (outcome) => readRateLimit(outcome);
+  if (typeof option === 'function') return option as (outcome: unknown) => RateLimitState | undefined;
+  throw new TypeError(expected('rateLimit', 'a boolean, or a function from a value or an error to a RateLimitState', option));
 }
 
 /** The `events` option as one function; an observer's `next` keeps its `this`. */

@@ -24,7 +24,7 @@ import { SlowStartBatchError, isSlowStartBatchError } from '../../src/index.js';
 import { operatorScenario, slowStartScenario, windowOperatorScenario, windowSlowStartScenario } from '../model/arbitraries.js';
 import { expectReason } from '../model/compare.js';
 import { toModelScenario } from '../model/harness.js';
-import { anyRetryScenario, pauseThenUnsubscribe, withLearnRate } from '../model/retry-arbitraries.js';
+import { anyRetryScenario, pauseThenUnsubscribe, withLearnRate, withRateLimit } from '../model/retry-arbitraries.js';
 import {
   operatorHasRetry,
   retryTraceOfObserved,
@@ -625,10 +625,12 @@ describe('counterexamples found by the properties', () => {
 });
 
 whenOperatorHasRetry('retry: the operator against the rules of §10 and the model', () => {
-  // `retry.learnRate` spaces starts with pauses of its own: the model does not know them, the rules hold.
+  // `retry.learnRate` and `rateLimit` space starts with pauses of their own: the model does not know
+  // them, the rules hold (§13: an announced budget may only make a task start later).
   const flavours = [
     ['', anyRetryScenario, pauseThenUnsubscribe],
     [', with `retry.learnRate`', withLearnRate(anyRetryScenario), withLearnRate(pauseThenUnsubscribe)],
+    [', with `rateLimit` (§13)', withRateLimit(anyRetryScenario), withRateLimit(pauseThenUnsubscribe)],
   ] as const;
 
   it.each(flavours)(

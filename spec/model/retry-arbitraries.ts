@@ -213,3 +213,37 @@ export const pauseThenUnsubscribe: fc.Arbitrary<RetryScenarioSpec> = anyRetrySce
 /** The same scenarios with `retry.learnRate`, whose spacing of starts the model does not know. */
 export const withLearnRate = (scenarios: fc.Arbitrary<RetryScenarioSpec>): fc.Arbitrary<RetryScenarioSpec> =>
   scenarios.map((s) => ({ ...s, options: { ...s.options, retry: { ...s.options.retry, learnRate: true } } }));
+
+/** A number for any value, the same every time: which of the generated budgets an outcome announces. */
+function hashOf(value: unknown): number {
+  let hash = 0;
+  for (const char of String(value)) hash = (hash * 31 + char.charCodeAt(0)) | 0;
+  return Math.abs(hash);
+}
+
+/**
+ * The same scenarios with `rateLimit`, whose spacing of starts the model does not know: each try's
+ * value or error announces one of a few generated budgets (or none), chosen by the outcome itself so
+ * that a scenario run again announces the same.
+ */
+export const withRateLimit = (scenarios: fc.Arbitrary<RetryScenarioSpec>): fc.Arbitrary<RetryScenarioSpec> =>
+  fc
+    .tuple(
+      scenarios,
+      fc.array(
+        fc.option(
+          fc.record({
+            limit: fc.constant(undefined),
+            remaining: fc.nat(12),
+            resetIn: fc.nat(40),
+            window: fc.constant(undefined),
+          }),
+          { nil: undefined },
+        ),
+        { minLength: 1, maxLength: 6 },
+      ),
+    )
+    .map(([s, budgets]) => {
+      const rateLimit = (outcome: unknown) => budgets[hashOf(outcome) % budgets.length];
+      return { ...s, options: { ...s.options, rateLimit } as RetryScenarioSpec['options'] };
+    });

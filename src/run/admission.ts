@@ -1,10 +1,12 @@
 // Who may start, when, and which first: the pacing's room within `concurrency`, the retries that go
-// ahead of new factories, the pause after a throttle and the spacing of `retry.learnRate`. The runner
-// asks how many may start and tells it to start them; the admission takes each from the retries or
-// the intake, places it in the results and hands it to the task set. It books how each try ended, as
-// that decides what may start next: a success in its result and in the pace, a throttle back in the
-// retry queue with a pause and a drop of the pace, a failure for good in its result.
+// ahead of new factories, the pause after a throttle and the spacing of `retry.learnRate` and of the
+// budget `rateLimit` reads. The runner asks how many may start and tells it to start them; the
+// admission takes each from the retries or the intake, places it in the results and hands it to the
+// task set. It books how each try ended, as that decides what may start next: a success in its result
+// and in the pace, a throttle back in the retry queue with a pause and a drop of the pace, a failure
+// for good in its result, and what either announced of the server's budget.
 import type { Cancellable, RunnerHost } from '../host.js';
+import { AnnouncedBudget } from '../announced-budget.js';
 import type { ResolvedOptions } from '../options.js';
 import type { Backlog, Pacing } from '../pacing/pacing.js';
 import { Queue } from '../queue.js';
@@ -28,8 +30,8 @@ export interface Retry<T> {
   readonly reason: unknown;
 }
 
-/** The clock and timers of the host, which is all the admission needs of it. */
-type Clock = Pick<RunnerHost<unknown>, 'now' | 'schedule'>;
+/** The clock and timers of the host, and where an error with nowhere to go goes: all the admission needs of it. */
+type Clock = Pick<RunnerHost<unknown>, 'now' | 'schedule' | 'reportUnhandled'>;
 
 /** The run's pieces the admission reads and starts tasks into. */
 export interface AdmissionParts<T> {
@@ -61,6 +63,9 @@ export class Admission<T> {
   private pauseTimer: Cancellable | undefined;
   /** Under `retry.learnRate`, the start rate learned from throttles: it spaces starts with short pauses. */
   private readonly learnedRate: LearnedRate | undefined;
+  /** Under `rateLimit`, the budget the server announces, and what reads it from a try's value or error. */
+  private readonly budget: AnnouncedBudget | undefined;
+  private readonly readBudget: ResolvedOptions['rateLimit'];
   /**
    * Set when a throttle or the learned rate changes what may start, since `startable()` last answered;
    * it has no value before that first answer, which nothing reads.
@@ -83,7 +88,7 @@ export class Admission<T> {
    */
   constructor(
     private readonly pacing: Pacing,
-    options: Pick<ResolvedOptions, 'concurrency' | 'retry'>,
+    options: Pick<ResolvedOptions, 'concurrency' | 'retry' | 'rateLimit'>,
     private readonly clock: Clock,
     private readonly wake: () => void,
     private readonly parts: AdmissionParts<T>,
@@ -91,6 +96,8 @@ export class Admission<T> {
     this.concurrency = options.concurrency;
     this.retry = options.retry;
     this.learnedRate = options.retry?.learnRate === true ? new LearnedRate() : undefined;
+    this.readBudget = options.rateLimit;
+    this.budget = options.rateLimit === undefined ? undefined : new AnnouncedBudget();
   }
 
   /** The run starts: the reporter, if any, hears of it and of the pace. */
@@ -180,18 +187,50 @@ export class Admission<T> {
     tasks.start(group, group.joined - 1, factory, 1, start.round);
   }
 
-  /** Under `retry.learnRate`, after a start: pauses until the learned rate lets the next task start. */
+  /**
+   * Under `retry.learnRate` or `rateLimit`, after a start: pauses until the learned rate and the
+   * announced budget let the next task start.
+   */
   spaceNextStart(): void {
-    if (this.learnedRate === undefined) return;
+    const { learnedRate, budget } = this;
+    if (learnedRate === undefined && budget === undefined) return;
     const now = this.clock.now();
-    const next = this.learnedRate.started(now);
-    // A throttle's pause that ends later is kept: the learned rate never cuts one short.
+    const byRate = learnedRate?.started(now) ?? now;
+    budget?.started(now);
+    const byBudget = budget?.nextStart(now) ?? now;
+    this.pauseUntil(Math.max(byRate, byBudget), byBudget > byRate ? 'rate limit' : 'learned rate', now);
+  }
+
+  /**
+   * Pauses every start until `next`, for `cause`, unless a pause that ends later is under way: a
+   * throttle's pause is never cut short.
+   */
+  private pauseUntil(next: number, cause: 'learned rate' | 'rate limit', now: number): void {
     if (next <= now || next <= this.pausedUntil) return;
     this.pausedUntil = next;
     this.startsChanged = true;
-    this.parts.reporter?.paused(next, 'learned rate');
+    this.parts.reporter?.paused(next, cause);
     // The pause's timer starts the next task; nothing else may be on its way to look again.
     this.paused();
+  }
+
+  /**
+   * Under `rateLimit`: what a try's value or error announces of the server's budget, which may put the
+   * next start off. A reader that throws reads nothing; its error goes where errors with nowhere to go do.
+   */
+  private heard(outcome: unknown): void {
+    if (this.budget === undefined) return;
+    let state;
+    try {
+      state = this.readBudget?.(outcome);
+    } catch (error) {
+      this.clock.reportUnhandled(error);
+      return;
+    }
+    if (state === undefined) return;
+    const now = this.clock.now();
+    this.budget.announced(state, now, this.parts.tasks.active);
+    this.pauseUntil(this.budget.nextStart(now), 'rate limit', now);
   }
 
   /**
@@ -203,6 +242,7 @@ export class Admission<T> {
     const { book, reporter } = this.parts;
     book.fulfil(group, run.position, value);
     reporter?.succeeded(run, value);
+    this.heard(value);
     this.pacing.succeeded(run.round);
     this.learnedRate?.succeeded();
     this.reportPace(false);
@@ -215,6 +255,7 @@ export class Admission<T> {
    * result says why: then it returns true, and the run must stop starting.
    */
   failed(run: TaskRun<T>, error: unknown): boolean {
+    this.heard(error);
     const decision = this.retry === undefined || this.stopping ? undefined : decideRetry(this.retry, error, run.attempt, run.context);
     const { book, reporter } = this.parts;
     if (decision?.retry !== true) {

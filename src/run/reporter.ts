@@ -145,7 +145,7 @@ export class Reporter<T> {
     this.send({ type: 'skipped', key: this.keyOf(index), index, time: this.now() });
   }
 
-  paused(until: number, cause: 'throttle' | 'learned rate'): void {
+  paused(until: number, cause: 'throttle' | 'learned rate' | 'rate limit'): void {
     this.send({ type: 'paused', until, cause, time: this.now() });
   }
 

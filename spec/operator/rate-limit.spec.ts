@@ -1,0 +1,134 @@
+// The `rateLimit` option (§13): starts paced by the budget a server announces, in virtual time,
+// against a fake server with a fixed window. The real limiters are in the benchmark.
+import { map, Observable, timer } from 'rxjs';
+import { TestScheduler } from 'rxjs/testing';
+import { slowStart, type SlowStartEvent, type TaskFactory } from '../../src/index.js';
+import { errorsReportedLater } from '../support/helpers.js';
+
+/** A server that lets `limit` requests through in each window of 1,000 ms, and says so on every response. */
+function fixedWindowServer(now: () => number, limit: number) {
+  const counts = new Map<number, number>();
+  const refused: number[] = [];
+  const served: number[] = [];
+  const headers = (remaining: number) => {
+    const reset = Math.ceil((1000 - (now() % 1000)) / 1000);
+    return new Headers({
+      RateLimit: `"${limit}-in-1sec"; r=${remaining}; t=${reset}`,
+      'RateLimit-Policy': `"${limit}-in-1sec"; q=${limit}; w=1`,
+    });
+  };
+  /** A request that takes 10 ms; the server counts it as it arrives. */
+  const request = (): Observable<{ status: number; headers: Headers }> =>
+    new Observable((subscriber) => {
+      const window = Math.floor(now() / 1000);
+      const count = (counts.get(window) ?? 0) + 1;
+      counts.set(window, count);
+      const answer = count > limit ? { status: 429, headers: headers(0) } : { status: 200, headers: headers(limit - count) };
+      (count > limit ? refused : served).push(now());
+      return timer(10).subscribe(() => {
+        if (answer.status === 429) {
+          subscriber.error(answer);
+          return;
+        }
+        subscriber.next(answer);
+        subscriber.complete();
+      });
+    });
+  return { request, refused, served };
+}
+
+/** Runs `tasks` requests against a server of 5 a second, with `options`, in virtual time. */
+function runAgainstServer(tasks: number, options: { rateLimit?: boolean }) {
+  const scheduler = new TestScheduler(() => {});
+  let result = { served: [] as number[], refused: [] as number[], paused: [] as SlowStartEvent[], done: 0 };
+  scheduler.run(({ flush }) => {
+    const server = fixedWindowServer(() => scheduler.now(), 5);
+    const paused: SlowStartEvent[] = [];
+    let done = 0;
+    const factories: TaskFactory<unknown>[] = Array.from({ length: tasks }, () => server.request);
+    slowStart(factories, {
+      pacing: 'window',
+      retry: { when: (error) => (error as { status: number }).status === 429, maxAttempts: 20, delay: 1000 },
+      events: (e) => {
+        if (e.type === 'paused') paused.push(e);
+      },
+      ...options,
+    }).subscribe((r) => (done += r.size));
+    flush();
+    result = { served: server.served, refused: server.refused, paused, done };
+  });
+  return result;
+}
+
+describe('rateLimit (contract §13)', () => {
+  beforeEach(() => jest.spyOn(Math, 'random').mockReturnValue(0));
+  afterEach(() => jest.restoreAllMocks());
+
+  it('spreads what a server announces until its reset: no request refused, where the run without it draws 429s', () => {
+    const paced = runAgainstServer(12, { rateLimit: true });
+    const unpaced = runAgainstServer(12, {});
+    expect(paced.done).toBe(12);
+    expect(unpaced.done).toBe(12);
+    expect(paced.refused).toEqual([]);
+    expect(unpaced.refused.length).toBeGreaterThan(0);
+    // At most 5 in any window of the server's.
+    const perWindow = new Map<number, number>();
+    for (const at of paced.served) perWindow.set(Math.floor(at / 1000), (perWindow.get(Math.floor(at / 1000)) ?? 0) + 1);
+    expect(Math.max(...perWindow.values())).toBeLessThanOrEqual(5);
+    expect(paced.paused.every((e) => e.type === 'paused' && e.cause === 'rate limit')).toBe(true);
+    // Spread: the first request, answered at 10, says 4 are left for 1 s: the next starts at 250.
+    expect(paced.served.slice(0, 2)).toEqual([0, 250]);
+  });
+
+  it('changes nothing while no response announces a budget', () => {
+    const startsWith = (rateLimit: boolean) => {
+      const scheduler = new TestScheduler(() => {});
+      const starts: number[] = [];
+      scheduler.run(({ flush }) => {
+        const tasks = Array.from({ length: 20 }, (_, i) => () => {
+          starts.push(scheduler.now());
+          return timer(i % 3);
+        });
+        slowStart(tasks, { pacing: 'window', rateLimit }).subscribe();
+        flush();
+      });
+      return starts;
+    };
+    expect(startsWith(true)).toEqual(startsWith(false));
+  });
+
+  it('a reader that throws reads nothing: its error goes to config.onUnhandledError, and the run goes on', async () => {
+    const failure = new Error('reader failed');
+    let done = 0;
+    const reported = await errorsReportedLater(async () => {
+      await new Promise<void>((resolve) => {
+        slowStart([async () => 1, async () => 2], {
+          rateLimit: () => {
+            throw failure;
+          },
+        }).subscribe({ next: (r) => (done += r.size), complete: resolve });
+      });
+    });
+    expect(done).toBe(2);
+    expect(reported).toEqual([failure, failure]);
+  });
+
+  it('reads through a function of its own: a budget in the body, say', () => {
+    const scheduler = new TestScheduler(() => {});
+    const starts: number[] = [];
+    scheduler.run(({ flush }) => {
+      const tasks = Array.from({ length: 3 }, () => () => {
+        starts.push(scheduler.now());
+        return timer(10).pipe(map(() => ({ quota: { left: 1 } })));
+      });
+      const rateLimit = (value: unknown) => {
+        const left = (value as { quota?: { left: number } } | undefined)?.quota?.left;
+        return left === undefined ? undefined : { limit: undefined, remaining: left, resetIn: 100, window: undefined };
+      };
+      slowStart(tasks, { pacing: 'window', rateLimit }).subscribe();
+      flush();
+    });
+    // The first start, at 0, is answered at 10: 1 left until 110, spread from the last start: at 100.
+    expect(starts).toEqual([0, 100, 200]);
+  });
+});
