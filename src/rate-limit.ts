@@ -101,13 +101,13 @@ function checked(announced: Announced | undefined): RateLimitState | undefined {
   if (announced === undefined) return undefined;
   const { limit, remaining, resetIn, window } = announced;
   if (remaining === undefined || resetIn === undefined) return undefined;
-  if (limit !== undefined && remaining > limit) return undefined;
+  if (remaining > (limit ?? Infinity)) return undefined;
   return { limit, remaining, resetIn, window };
 }
 
 /** `value` as a number, if it matches `form`. */
 function number(value: string | undefined, form: RegExp): number | undefined {
-  return value !== undefined && form.test(value) ? Number(value) : undefined;
+  return form.test(value ?? '') ? Number(value) : undefined;
 }
 
 /** Seconds as whole milliseconds, rounded up: a reset never comes sooner than announced. */
@@ -131,14 +131,13 @@ function policyOf(policy: string | undefined): Announced {
 }
 
 /** Draft 7's `RateLimit: limit=200, remaining=37, reset=1`, with its policy for the window. */
-function draft7(combined: string, policy: string | undefined): Announced | undefined {
+function draft7(combined: string, policy: string | undefined): Announced {
   const fields = new Map(
     combined.split(',').map((field) => {
-      const [key, value = ''] = field.split('=');
-      return [key.trim().toLowerCase(), value.trim()] as const;
+      const [key, value] = field.split('=') as [string, string?];
+      return [key.trim().toLowerCase(), value?.trim()] as const;
     }),
   );
-  if (!fields.has('remaining')) return undefined;
   return {
     limit: number(fields.get('limit'), count) ?? policyOf(policy).limit,
     remaining: number(fields.get('remaining'), count),
@@ -155,20 +154,18 @@ function draft7(combined: string, policy: string | undefined): Announced | undef
 const item = /^\s*("(?:[^"\\]|\\.)*"|[A-Za-z*][\w:.%*/!#$&'+^`|~-]*)\s*((?:;\s*[a-z*][a-z0-9_.*-]*(?:=[^;,]*)?\s*)*)(?:,|$)/;
 
 /** The items of a list, each its name and parameters, or `undefined` if any part is not an item. */
-function items(list: string): Array<{ name: string; parameters: Map<string, string> }> | undefined {
+function items(list: string): Array<{ name: string; parameters: Map<string, string | undefined> }> | undefined {
   const found = [];
   let rest = list;
   while (rest.trim() !== '') {
     const match = item.exec(rest);
     if (match === null) return undefined;
+    // What comes before the first `;` is no parameter: it has an empty key, which nothing reads.
     const parameters = new Map(
-      match[2]
-        .split(';')
-        .slice(1)
-        .map((parameter) => {
-          const [key, value = '?1'] = parameter.split('=');
-          return [key.trim(), value.trim()] as const;
-        }),
+      match[2].split(';').map((parameter) => {
+        const [key, value] = parameter.split('=') as [string, string?];
+        return [key.trim(), value?.trim()] as const;
+      }),
     );
     found.push({ name: match[1], parameters });
     rest = rest.slice(match[0].length);

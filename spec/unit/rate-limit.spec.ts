@@ -108,6 +108,18 @@ describe('rateLimit (contract §13)', () => {
       );
     });
 
+    it('draft 8: the tightest policy wins wherever it stands, and of two as tight, the first', () => {
+      expect(rateLimit(response({ ratelimit: '"daily"; r=100; t=86400, "burst"; r=5; t=1' }), now)?.remaining).toBe(100);
+      expect(
+        rateLimit(response({ ratelimit: '"a"; r=1; t=1, "b"; r=2; t=2', 'ratelimit-policy': '"a"; q=10, "b"; q=20' }), now)?.limit,
+      ).toBe(10);
+    });
+
+    it('draft 8: a list with anything before, between or after its items is not read', () => {
+      expect(rateLimit(response({ ratelimit: '!!, "a"; r=1; t=1' }), now)).toBeUndefined();
+      expect(rateLimit(response({ ratelimit: '"a"; r=1; t=1 junk' }), now)).toBeUndefined();
+    });
+
     it('draft 8: an item without `r` or `t` is passed over', () => {
       expect(rateLimit(response({ ratelimit: '"a"; r=3, "b"; r=2; t=1' }), now)).toEqual(state(undefined, 2, 1000, undefined));
       expect(rateLimit(response({ ratelimit: '"a"; t=3' }), now)).toBeUndefined();
@@ -120,6 +132,25 @@ describe('rateLimit (contract §13)', () => {
       expect(
         rateLimit(response({ 'ratelimit-remaining': '11', 'ratelimit-reset': '1', 'ratelimit-policy': '10;w=60' }), now),
       ).toBeUndefined();
+    });
+
+    it("drafts 6 and 7: the policy's window is its own `w` parameter, wherever it stands, and nothing like it", () => {
+      const windowOf = (policy: string) =>
+        rateLimit(response({ 'ratelimit-remaining': '1', 'ratelimit-reset': '1', 'ratelimit-policy': policy }), now)?.window;
+      expect(windowOf('10;comment="x";w=60')).toBe(60_000);
+      expect(windowOf('10;xw=9;w=1')).toBe(1000);
+      expect(windowOf('10; w=2 ')).toBe(2000);
+      expect(windowOf('10;w=5x')).toBeUndefined();
+      expect(windowOf('10;w=')).toBeUndefined();
+      expect(rateLimit(response({ 'ratelimit-remaining': '1', 'ratelimit-reset': '1', 'ratelimit-policy': '10 ;w=1' }), now)?.limit).toBe(
+        10,
+      );
+    });
+
+    it('a budget that is all there is: as much remaining as the limit', () => {
+      expect(rateLimit(response({ 'ratelimit-limit': '5', 'ratelimit-remaining': '5', 'ratelimit-reset': '1' }), now)).toEqual(
+        state(5, 5, 1000, undefined),
+      );
     });
 
     it('draft 7: keys in any case and order, the window from the policy', () => {
@@ -217,6 +248,9 @@ describe('rateLimit (contract §13)', () => {
       ['draft 8 with an unclosed string', { ratelimit: '"a; r=1; t=1' }],
       ['draft 8 with more remaining than its policy', { ratelimit: '"a"; r=9; t=1', 'ratelimit-policy': '"a"; q=5; w=1' }],
       ['legacy with garbage', { 'x-ratelimit-remaining': 'many', 'x-ratelimit-reset': '1' }],
+      ['legacy without a reset', { 'x-ratelimit-remaining': '1', 'x-ratelimit-limit': '5' }],
+      ['a reset with a unit', { 'ratelimit-remaining': '1', 'ratelimit-reset': '1s' }],
+      ['draft 7 with a key and no value', { ratelimit: 'limit=5, remaining, reset=1' }],
     ])('%s', (_, headers) => {
       expect(rateLimit(response(headers), now)).toBeUndefined();
     });
