@@ -5,8 +5,13 @@ import type { RateLimitState } from './rate-limit.js';
 
 /** The latest announcement, and what the client did since it was read. */
 interface Reading {
-  /** When the budget is reset, on the scheduler's clock. */
+  /** When the budget is reset at the latest, on the scheduler's clock. */
   readonly resetAt: number;
+  /**
+   * When it may be reset at the earliest: servers announce the reset in whole seconds, rounded up, so
+   * `t=1` is anywhere within the next second. Before this instant the budget only falls.
+   */
+  readonly earliestReset: number;
   /** The requests the server had left then, for every client drawing from the budget. */
   readonly remaining: number;
   /** The client's own tries in flight then: the server will count them against `remaining`. */
@@ -19,6 +24,8 @@ interface Reading {
 const MIN_SHARE = 0.01;
 /** The most a start after a reset is put off at random: enough to spread clients, short against a window. */
 const JITTER_MS = 50;
+/** The resolution of an announced reset. */
+const SECOND = 1000;
 
 /**
  * A client's pace from the rate-limit budget its responses announce. Before the first announcement,
@@ -54,14 +61,15 @@ export class AnnouncedBudget {
 
   /**
    * A response announced `state` at `now`, with `inFlight` of the client's other tries still in flight.
-   * Before the latest announcement's reset the budget only falls: one with more remaining than the
-   * latest was counted before it, and arrives late. It is ignored.
+   * Before the latest announcement's earliest reset the budget only falls: one with more remaining than
+   * the latest was counted before it, and arrives late. It is ignored.
    */
   announced(state: RateLimitState, now: number, inFlight: number): void {
     const before = this.reading;
-    const sameWindow = before !== undefined && now < before.resetAt;
+    const sameWindow = before !== undefined && now < before.earliestReset;
     if (sameWindow && state.remaining > before.remaining) return;
     const resetAt = now + state.resetIn;
+    const earliestReset = now + Math.max(0, state.resetIn - SECOND);
     if (sameWindow) {
       this.ownInWindow++;
       this.fallInWindow += before.remaining - state.remaining;
@@ -70,7 +78,7 @@ export class AnnouncedBudget {
       this.ownInWindow = 0;
       this.fallInWindow = 0;
     }
-    this.reading = { resetAt, remaining: state.remaining, inFlight, resumeAt: resetAt + this.random() * JITTER_MS };
+    this.reading = { resetAt, earliestReset, remaining: state.remaining, inFlight, resumeAt: resetAt + this.random() * JITTER_MS };
     this.startedSince = 0;
   }
 

@@ -53,48 +53,59 @@ describe('AnnouncedBudget (contract §13)', () => {
     expect(pace.nextStart(1500)).toBe(1500);
   });
 
-  it('ignores an announcement of more remaining than the latest before its reset: it was counted before, and came late', () => {
+  // Resets are announced in whole seconds, rounded up: one of 10 s is at the earliest 9 s away.
+  it('ignores an announcement of more remaining than the latest before its earliest reset: it was counted before, and came late', () => {
     const pace = new AnnouncedBudget(() => 0);
     pace.started(0);
-    pace.announced(budget(10, 1000), 0, 0);
-    pace.announced(budget(11, 1000), 10, 0);
-    expect(pace.nextStart(10)).toBe(990 / 10);
-    // After the reset, a budget of more is the next window's: one start now, the next 20 ms on.
-    pace.announced(budget(50, 1000), 1000, 0);
-    expect(pace.nextStart(1000)).toBe(1000);
-    pace.started(1000);
-    expect(pace.nextStart(1000)).toBe(1000 + 1000 / 49);
+    pace.announced(budget(10, 10_000), 0, 0);
+    pace.announced(budget(11, 10_000), 10, 0);
+    expect(pace.nextStart(10)).toBe(9_990 / 10);
+    // From the earliest reset on, a budget of more is the next window's: one start now, the next 1/49 of 10 s on.
+    pace.announced(budget(50, 10_000), 9_000, 0);
+    expect(pace.nextStart(9_000)).toBe(9_000);
+    pace.started(9_000);
+    expect(pace.nextStart(9_000)).toBe(9_000 + 10_000 / 49);
   });
 
   it('tells its share from how fast the budget falls against its own responses', () => {
     const pace = new AnnouncedBudget(() => 0);
     pace.started(0);
-    pace.announced(budget(100, 1000), 0, 0);
-    // Alone, it would start every 10 ms. One response later the budget fell by 4: a share of 1/4.
-    expect(pace.nextStart(0)).toBe(10);
+    pace.announced(budget(100, 10_000), 0, 0);
+    // Alone, it would start every 100 ms. One response later the budget fell by 4: a share of 1/4.
+    expect(pace.nextStart(0)).toBe(100);
     pace.started(100);
-    pace.announced(budget(96, 900), 100, 0);
-    expect(pace.nextStart(100)).toBe(100 + 900 / 24);
+    pace.announced(budget(96, 9_900), 100, 0);
+    expect(pace.nextStart(100)).toBe(100 + 9_900 / 24);
     // Over the window: 2 responses of its own for a fall of 8.
     pace.started(200);
-    pace.announced(budget(92, 800), 200, 0);
-    expect(pace.nextStart(200)).toBe(200 + 800 / 23);
+    pace.announced(budget(92, 9_800), 200, 0);
+    expect(pace.nextStart(200)).toBe(200 + 9_800 / 23);
   });
 
   it('keeps its share across a reset, and counts the fall anew in the next window', () => {
     const pace = new AnnouncedBudget(() => 0);
     pace.started(0);
-    pace.announced(budget(100, 1000), 0, 0);
+    pace.announced(budget(100, 10_000), 0, 0);
     pace.started(100);
-    pace.announced(budget(90, 900), 100, 0);
-    // A share of 1/10; the reset at 1,000 brings a budget of 100 again: 10 of it for 1,000 ms.
-    pace.started(1000);
-    pace.announced(budget(100, 1000), 1000, 0);
-    expect(pace.nextStart(1000)).toBe(1100);
+    pace.announced(budget(90, 9_900), 100, 0);
+    // A share of 1/10; the reset at 10 s brings a budget of 100 again: 10 of it for the next 10 s.
+    pace.started(10_000);
+    pace.announced(budget(100, 10_000), 10_000, 0);
+    expect(pace.nextStart(10_000)).toBe(11_000);
     // In the new window: a fall of 2 for one response, a share of 1/2.
-    pace.started(1100);
-    pace.announced(budget(98, 900), 1100, 0);
-    expect(pace.nextStart(1100)).toBe(1100 + 900 / 49);
+    pace.started(11_000);
+    pace.announced(budget(98, 9_000), 11_000, 0);
+    expect(pace.nextStart(11_000)).toBe(11_000 + 9_000 / 49);
+  });
+
+  it('takes a budget announced to reset within a second as a new window each time: the share stays', () => {
+    const pace = new AnnouncedBudget(() => 0);
+    pace.started(0);
+    pace.announced(budget(10, 1000), 0, 0);
+    pace.started(10);
+    // More remaining 10 ms on: the window may have been reset since, so it counts.
+    pace.announced(budget(20, 1000), 10, 0);
+    expect(pace.nextStart(10)).toBe(10 + 1000 / 20);
   });
 
   it('never takes a share below 1/100, nor above 1', () => {
