@@ -5,6 +5,7 @@ import { manyClients } from './many-clients.mjs';
 import { memory } from './memory.mjs';
 import { overheadPromise } from './overhead-promise.mjs';
 import { overheadSync } from './overhead-sync.mjs';
+import { realLimiters } from './real-limiters.mjs';
 import { scaling } from './scaling.mjs';
 import { wide } from './wide.mjs';
 import { windowCost } from './window-cost.mjs';
@@ -24,4 +25,5 @@ export const scenarios: readonly Scenario[] = [
   windowCost,
   manyClients,
   eventsCost,
+  realLimiters,
 ];

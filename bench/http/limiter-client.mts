@@ -1,0 +1,63 @@
+/**
+ * One client process of the `real-limiters` scenario, kept for every run of a server so that process
+ * start-up stays out of the runs. Each line on stdin is a run: `{"url","strategy","tasks","start",
+ * "concurrency"}`; the client makes `tasks` requests to `url` with real `fetch` by `strategy`, starting
+ * at `start` (ms since the epoch, so that every client starts at one instant), and prints
+ * `{"completed":N,"finishedAt":T}`, after a first line `{"ready":true}` once it can take orders. A run
+ * gives up after 120 s; stdin's end ends the process.
+ */
+import { createInterface } from 'node:readline';
+import { defer, from, lastValueFrom, mergeMap, retry, takeUntil, timer, type Observable } from 'rxjs';
+import { retryAfter, slowStart } from '../subject.mjs';
+
+const DEADLINE_MS = 120_000;
+
+interface Order {
+  url: string;
+  strategy: string;
+  tasks: number;
+  start: number;
+  concurrency: number;
+}
+
+const is429 = (error: unknown) => error instanceof Response && error.status === 429;
+/** What careful users write: wait what the server asks, or a second. */
+const serverDelay = (error: unknown) => timer(retryAfter(error) ?? 1000);
+const throttle = { when: (error: unknown) => (is429(error) ? (retryAfter(error) ?? true) : false), maxAttempts: 101 };
+
+async function runOrder({ url, strategy, tasks, start, concurrency }: Order): Promise<{ completed: number; finishedAt: number }> {
+  /** Tasks that succeeded: each succeeds once, whatever the tries it took. */
+  let completed = 0;
+  /** A request; a 429 (or any other failure) is thrown as the Response, which carries its headers. */
+  const request = async (): Promise<Response> => {
+    const response = await fetch(url);
+    await response.arrayBuffer();
+    if (!response.ok) throw response;
+    completed++;
+    return response;
+  };
+  const factories = Array.from({ length: tasks }, () => request);
+  const window = { pacing: 'window', maxBatchSize: concurrency } as const;
+  const merged = (retries: number) =>
+    from(factories).pipe(mergeMap((task) => defer(task).pipe(retry({ count: retries, delay: serverDelay })), concurrency));
+  const strategies: Record<string, () => Observable<unknown>> = {
+    /** `mergeMap(task, N)` with RxJS `retry` honouring `Retry-After`, up to 100 retries. */
+    baseline: () => merged(100),
+    /** The same, giving up after 8 retries: what loses tasks. */
+    'gives-up': () => merged(8),
+    retry: () => slowStart(factories, { ...window, retry: throttle }),
+    'learn-rate': () => slowStart(factories, { ...window, retry: { ...throttle, learnRate: true } }),
+    'rate-limit': () => slowStart(factories, { ...window, retry: throttle, rateLimit: true }),
+  };
+  const run = strategies[strategy];
+  if (run === undefined) throw new Error(`unknown strategy ${strategy}`);
+  await new Promise((resolve) => setTimeout(resolve, Math.max(0, start - Date.now())));
+  // A run that gives up errors: what it completed is counted all the same.
+  await lastValueFrom(run().pipe(takeUntil(timer(DEADLINE_MS))), { defaultValue: undefined }).catch(() => undefined);
+  return { completed, finishedAt: Date.now() };
+}
+
+process.stdout.write('{"ready":true}\n');
+for await (const line of createInterface({ input: process.stdin })) {
+  process.stdout.write(`${JSON.stringify(await runOrder(JSON.parse(line) as Order))}\n`);
+}

@@ -1,0 +1,101 @@
+/**
+ * A real rate limiter in front of a handler that takes a log-normal latency, on 127.0.0.1, for the
+ * `real-limiters` scenario. `node --import tsx limiter-server.mts KIND RATE`:
+ *
+ * - `express`: express 5 with express-rate-limit, a fixed window of 1 s holding RATE requests, with
+ *   draft-8 `RateLimit` headers on every response and `Retry-After` on a 429;
+ * - `flexible`: rate-limiter-flexible's `BurstyRateLimiter` (RATE a second, and a burst of half as many
+ *   over 10 s), whose 429 carries only `Retry-After`, as its README's recipe sends it.
+ *
+ * Every client shares one key, so they all draw from one budget. `GET /task` is the work, `GET /stats`
+ * the server's own counts (not limited), `POST /reset` zeroes them and starts the limiter afresh. It
+ * prints `{"port":N}` once listening, and exits on SIGTERM or after 15 minutes at the latest.
+ */
+import express from 'express';
+import { rateLimit } from 'express-rate-limit';
+import { BurstyRateLimiter, RateLimiterMemory, type RateLimiterRes } from 'rate-limiter-flexible';
+
+const [kind, rateText] = process.argv.slice(2);
+const rate = Number(rateText);
+if ((kind !== 'express' && kind !== 'flexible') || !(rate > 0)) throw new Error('usage: limiter-server.mts express|flexible RATE');
+
+const MEDIAN_MS = 30;
+const SIGMA = 0.5;
+const LIFETIME_MS = 15 * 60_000;
+
+let served = 0;
+let refused = 0;
+
+/** A log-normal latency with the given median (Box-Muller). */
+function latency(): number {
+  const normal = Math.sqrt(-2 * Math.log(1 - Math.random())) * Math.cos(2 * Math.PI * Math.random());
+  return MEDIAN_MS * Math.exp(SIGMA * normal);
+}
+
+type Limiter = express.RequestHandler;
+
+/** express-rate-limit wants its middleware made once, as the app starts: a reset empties its store instead. */
+const expressMiddleware = rateLimit({
+  windowMs: 1000,
+  limit: rate,
+  standardHeaders: 'draft-8',
+  legacyHeaders: false,
+  keyGenerator: () => 'shared',
+  handler: (_req, res, _next, options) => {
+    refused++;
+    res.status(options.statusCode).send('too many');
+  },
+});
+
+function expressLimiter(): Limiter {
+  void expressMiddleware.resetKey('shared');
+  return expressMiddleware;
+}
+
+function flexibleLimiter(): Limiter {
+  const limiter = new BurstyRateLimiter(
+    new RateLimiterMemory({ points: rate, duration: 1 }),
+    new RateLimiterMemory({ keyPrefix: 'burst', points: Math.ceil(rate / 2), duration: 10 }),
+  );
+  return (_req, res, next) => {
+    limiter.consume('shared').then(
+      () => next(),
+      (rejection: RateLimiterRes) => {
+        refused++;
+        res.set('Retry-After', String(Math.round(rejection.msBeforeNext / 1000) || 1));
+        res.status(429).send('too many');
+      },
+    );
+  };
+}
+
+let limiter = kind === 'express' ? expressLimiter() : flexibleLimiter();
+
+const app = express();
+app.get('/stats', (_req, res) => {
+  res.json({ served, refused });
+});
+app.post('/reset', (_req, res) => {
+  served = 0;
+  refused = 0;
+  limiter = kind === 'express' ? expressLimiter() : flexibleLimiter();
+  res.json({ served, refused });
+});
+app.get(
+  '/task',
+  (req, res, next) => limiter(req, res, next),
+  (_req, res) => {
+    setTimeout(() => {
+      served++;
+      res.send('ok');
+    }, latency());
+  },
+);
+
+const server = app.listen(0, '127.0.0.1', () => {
+  const address = server.address();
+  process.stdout.write(`${JSON.stringify({ port: typeof address === 'object' && address !== null ? address.port : 0 })}\n`);
+});
+const stop = () => server.close(() => process.exit(0));
+process.on('SIGTERM', stop);
+setTimeout(stop, LIFETIME_MS).unref();

@@ -1,0 +1,191 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { resolve } from 'node:path';
+import { benchDir, repoRoot } from '../child.mjs';
+import { format, median, progress, type Figure, type Scenario, type TargetResult } from '../harness.mjs';
+
+const CLIENTS = 10;
+/** Seconds of the server's capacity each run's tasks take at the least. */
+const SECONDS_OF_WORK = 4;
+const RATES = [50, 200] as const;
+const KINDS = ['express', 'flexible'] as const;
+const STRATEGIES = ['baseline', 'gives-up', 'retry', 'learn-rate', 'rate-limit'] as const;
+const REPETITIONS = 3;
+/** In flight per client at most: the baseline's `mergeMap` concurrency, and `maxBatchSize` for ours. */
+const CONCURRENCY = 16;
+/** Time for every client to have its order before the instant they all begin. */
+const START_MS = 500;
+
+type Strategy = (typeof STRATEGIES)[number];
+
+interface Run {
+  refused: number;
+  served: number;
+  completed: number;
+  makespan: number;
+  spread: number;
+}
+
+/** Starts a limiter server and resolves with it and its port once it listens. */
+function startServer(kind: string, rate: number): Promise<{ child: ChildProcess; port: number }> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', resolve(benchDir, 'http/limiter-server.mts'), kind, String(rate)], {
+      cwd: repoRoot,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    child.stdout?.setEncoding('utf8');
+    child.stdout?.once('data', (line: string) => resolvePromise({ child, port: (JSON.parse(line) as { port: number }).port }));
+    child.once('error', reject);
+    child.once('exit', (code) => reject(new Error(`limiter server exited with ${code}`)));
+  });
+}
+
+/** A client process that runs one order per line of stdin and answers one line each. */
+class Client {
+  private readonly child: ChildProcess;
+  private readonly answers: Array<(line: string) => void> = [];
+  /** Resolves once the process can take orders. */
+  readonly ready: Promise<unknown>;
+
+  constructor() {
+    this.child = spawn(process.execPath, ['--import', 'tsx', resolve(benchDir, 'http/limiter-client.mts')], {
+      cwd: repoRoot,
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
+    this.ready = new Promise((resolvePromise) => this.answers.push(resolvePromise));
+    this.child.stdout?.setEncoding('utf8');
+    let buffered = '';
+    this.child.stdout?.on('data', (chunk: string) => {
+      buffered += chunk;
+      let end;
+      while ((end = buffered.indexOf('\n')) !== -1) {
+        const line = buffered.slice(0, end);
+        buffered = buffered.slice(end + 1);
+        this.answers.shift()?.(line);
+      }
+    });
+  }
+
+  run(order: object): Promise<{ completed: number; finishedAt: number }> {
+    return new Promise((resolvePromise) => {
+      this.answers.push((line) => resolvePromise(JSON.parse(line) as { completed: number; finishedAt: number }));
+      this.child.stdin?.write(`${JSON.stringify(order)}\n`);
+    });
+  }
+
+  close(): void {
+    this.child.stdin?.end();
+  }
+}
+
+async function runOnce(base: string, clients: readonly Client[], strategy: Strategy, tasks: number): Promise<Run> {
+  await fetch(`${base}/reset`, { method: 'POST' }).then((r) => r.arrayBuffer());
+  const start = Date.now() + START_MS;
+  const order = { url: `${base}/task`, strategy, tasks, start, concurrency: CONCURRENCY };
+  const answers = await Promise.all(clients.map((client) => client.run(order)));
+  const stats = (await fetch(`${base}/stats`).then((r) => r.json())) as { served: number; refused: number };
+  const finished = answers.map((c) => c.finishedAt - start);
+  return {
+    ...stats,
+    completed: answers.reduce((sum, c) => sum + c.completed, 0),
+    makespan: Math.max(...finished),
+    spread: Math.max(...finished) - Math.min(...finished),
+  };
+}
+
+/**
+ * Real rate limiters over real HTTP (§13): express-rate-limit and rate-limiter-flexible in a server
+ * process on 127.0.0.1, ten client processes with real `fetch` sharing one budget, in real time.
+ */
+export const realLimiters: Scenario = {
+  name: 'real-limiters',
+  title: 'Real rate limiters over real HTTP: ten clients sharing one budget',
+  async run() {
+    const figures: Figure[] = [];
+    const targets: TargetResult[] = [];
+    for (const kind of KINDS) {
+      for (const rate of RATES) {
+        const { child, port } = await startServer(kind, rate);
+        const base = `http://127.0.0.1:${port}`;
+        const tasksPerClient = (rate * SECONDS_OF_WORK) / CLIENTS;
+        const runs = new Map<Strategy, Run[]>(STRATEGIES.map((s) => [s, []]));
+        const clients = Array.from({ length: CLIENTS }, () => new Client());
+        try {
+          await Promise.all(clients.map((client) => client.ready));
+          for (let rep = 0; rep < REPETITIONS; rep++) {
+            for (const strategy of STRATEGIES) {
+              const run = await runOnce(base, clients, strategy, tasksPerClient);
+              runs.get(strategy)?.push(run);
+              progress(`${kind} ${rate}/s ${strategy} #${rep + 1}: ${run.completed} done, ${run.refused} 429s, ${format.ms(run.makespan)}`);
+            }
+          }
+        } finally {
+          for (const client of clients) client.close();
+          child.kill('SIGTERM');
+        }
+        const at = (strategy: Strategy) => runs.get(strategy) ?? [];
+        const med = (strategy: Strategy, field: keyof Run) => median(at(strategy).map((r) => r[field]));
+        const range = (strategy: Strategy, field: keyof Run) => {
+          const values = at(strategy).map((r) => r[field]);
+          return `${format.count(Math.min(...values))} to ${format.count(Math.max(...values))}`;
+        };
+        for (const strategy of STRATEGIES) {
+          const capacity = med(strategy, 'served') / ((rate * med(strategy, 'makespan')) / 1000);
+          figures.push({
+            label: `${kind}, ${rate}/s, ${strategy}`,
+            value:
+              `${format.count(med(strategy, 'completed'))} of ${format.count(CLIENTS * tasksPerClient)} done; ` +
+              `429s ${format.count(med(strategy, 'refused'))} (${range(strategy, 'refused')}); ` +
+              `makespan ${format.ms(med(strategy, 'makespan'))} (${range(strategy, 'makespan')} ms); ` +
+              `capacity used ${(capacity * 100).toFixed(0)} %; finish spread ${format.ms(med(strategy, 'spread'))}`,
+          });
+        }
+        const ratio = (field: keyof Run) => med('rate-limit', field) / Math.max(1, med('baseline', field));
+        const headers = kind === 'express';
+        targets.push(
+          {
+            description: `${kind} ${rate}/s: every task completes with rateLimit`,
+            measured: format.count(Math.min(...at('rate-limit').map((r) => r.completed))),
+            limit: `= ${format.count(CLIENTS * tasksPerClient)}`,
+            met: at('rate-limit').every((r) => r.completed === CLIENTS * tasksPerClient),
+          },
+          {
+            description: `${kind} ${rate}/s: makespan, rateLimit / baseline`,
+            measured: format.ratio(ratio('makespan')),
+            limit: `<= ${headers ? '1.05' : '1.1'}`,
+            met: ratio('makespan') <= (headers ? 1.05 : 1.1),
+          },
+          {
+            description: `${kind} ${rate}/s: 429s, rateLimit / baseline`,
+            measured: format.ratio(med('rate-limit', 'refused') / Math.max(1, med('baseline', 'refused'))),
+            limit: `<= ${headers ? '0.05' : '0.1'}`,
+            met: med('rate-limit', 'refused') / Math.max(1, med('baseline', 'refused')) <= (headers ? 0.05 : 0.1),
+          },
+          {
+            description: `${kind} ${rate}/s: finish spread, rateLimit / baseline`,
+            measured: format.ratio(med('rate-limit', 'spread') / Math.max(1, med('baseline', 'spread'))),
+            limit: '<= 1',
+            met: med('rate-limit', 'spread') <= med('baseline', 'spread'),
+          },
+        );
+      }
+    }
+    return {
+      name: this.name,
+      title: this.title,
+      method:
+        `A server process on 127.0.0.1 with a real limiter in front of a handler that sleeps a log-normal latency ` +
+        `(median 30 ms, sigma 0.5): express 5.3 with express-rate-limit 8.7 (a fixed window of 1 s, draft-8 \`RateLimit\` ` +
+        `headers on every response), and rate-limiter-flexible 11.4's \`BurstyRateLimiter\` (the rate, and a burst of ` +
+        `half as many over 10 s; its 429 carries only \`Retry-After\`). ${CLIENTS} client processes with real \`fetch\` ` +
+        `share one key, start at one instant, and run ${SECONDS_OF_WORK} seconds of the server's capacity between them, ` +
+        `at ${RATES.join(' and ')} requests a second. Per client: \`baseline\` is \`mergeMap(task, ${CONCURRENCY})\` with ` +
+        `RxJS \`retry({ count: 100, delay })\` honouring \`Retry-After\` (1 s without one); \`gives-up\` the same with ` +
+        `\`count: 8\`; the others are \`slowStart\` with window pacing, \`maxBatchSize: ${CONCURRENCY}\` and \`retry\` reading ` +
+        `\`retryAfter\`, then with \`learnRate\`, then with \`rateLimit: true\`. The strategies alternate in each of ` +
+        `${REPETITIONS} repetitions; figures are medians, with ranges. 429s are the server's count; capacity used is ` +
+        `what it served against the rate times the makespan.`,
+      figures,
+      targets,
+    };
+  },
+};
