@@ -135,7 +135,7 @@ function eventViolations(s: RetryScenarioSpec, observed: RetryObserved): string[
     if (e.type === 'started') inFlight.add(`${e.index}`);
     if (e.type === 'succeeded' || e.type === 'failed' || e.type === 'throttled' || e.type === 'cancelled') inFlight.delete(`${e.index}`);
     if (state.inFlight !== inFlight.size)
-      fail(`at ${e.type}${"index" in e ? ` of ${e.index}` : ""}: the state has ${state.inFlight} in flight, the events ${inFlight.size}`);
+      fail(`at ${e.type}${'index' in e ? ` of ${e.index}` : ''}: the state has ${state.inFlight} in flight, the events ${inFlight.size}`);
   }
   const counts = (st: SlowStartState) => [
     st.succeeded,
