@@ -64,8 +64,7 @@ export class Admission<T> {
   /** Under `retry.learnRate`, the start rate learned from throttles: it spaces starts with short pauses. */
   private readonly learnedRate: LearnedRate | undefined;
   /** Under `rateLimit`, the budget the server announces, and what reads it from a try's value or error. */
-  private readonly budget: AnnouncedBudget | undefined;
-  private readonly readBudget: ResolvedOptions['rateLimit'];
+  private readonly announced: { readonly budget: AnnouncedBudget; readonly read: NonNullable<ResolvedOptions['rateLimit']> } | undefined;
   /**
    * Set when a throttle or the learned rate changes what may start, since `startable()` last answered;
    * it has no value before that first answer, which nothing reads.
@@ -96,8 +95,7 @@ export class Admission<T> {
     this.concurrency = options.concurrency;
     this.retry = options.retry;
     this.learnedRate = options.retry?.learnRate === true ? new LearnedRate() : undefined;
-    this.readBudget = options.rateLimit;
-    this.budget = options.rateLimit === undefined ? undefined : new AnnouncedBudget();
+    this.announced = options.rateLimit === undefined ? undefined : { budget: new AnnouncedBudget(), read: options.rateLimit };
   }
 
   /** The run starts: the reporter, if any, hears of it and of the pace. */
@@ -192,7 +190,8 @@ export class Admission<T> {
    * announced budget let the next task start.
    */
   spaceNextStart(): void {
-    const { learnedRate, budget } = this;
+    const { learnedRate } = this;
+    const budget = this.announced?.budget;
     if (learnedRate === undefined && budget === undefined) return;
     const now = this.clock.now();
     const byRate = learnedRate?.started(now) ?? now;
@@ -219,18 +218,19 @@ export class Admission<T> {
    * next start off. A reader that throws reads nothing; its error goes where errors with nowhere to go do.
    */
   private heard(outcome: unknown): void {
-    if (this.budget === undefined) return;
+    const { announced } = this;
+    if (announced === undefined) return;
     let state;
     try {
-      state = this.readBudget?.(outcome);
+      state = announced.read(outcome);
     } catch (error) {
       this.clock.reportUnhandled(error);
       return;
     }
     if (state === undefined) return;
     const now = this.clock.now();
-    this.budget.announced(state, now, this.parts.tasks.active);
-    this.pauseUntil(this.budget.nextStart(now), 'rate limit', now);
+    announced.budget.announced(state, now, this.parts.tasks.active);
+    this.pauseUntil(announced.budget.nextStart(now), 'rate limit', now);
   }
 
   /**
