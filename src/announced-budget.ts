@@ -1,97 +1,135 @@
-// §13's pace: starts spaced so that a client's share of the budget a server announces lasts until the
+// §13's pace: a client starts no more than its share of the budget a server announces before the
 // reset. Times are on the scheduler's clock (ms). No RxJS, no timers: an announcement in, the earliest
 // next start out; the admission keeps the pause.
 import type { RateLimitState } from './rate-limit.js';
 
-/** The latest announcement, and what the client did since it was read. */
+/** The latest announcement, and what the client may still start on it. */
 interface Reading {
-  /** When the budget is reset at the latest, on the scheduler's clock. */
-  readonly resetAt: number;
-  /**
-   * When it may be reset at the earliest: servers announce the reset in whole seconds, rounded up, so
-   * `t=1` is anywhere within the next second. Before this instant the budget only falls.
-   */
-  readonly earliestReset: number;
-  /** The requests the server had left then, for every client drawing from the budget. */
+  /** The try that brought it, by the order tries started: one that started before it brings older news. */
+  readonly order: number;
+  /** The requests the server had left when it counted that try, for every client drawing from the budget. */
   readonly remaining: number;
-  /** The client's own tries in flight then: the server will count them against `remaining`. */
-  readonly inFlight: number;
+  /**
+   * When the budget is reset at the latest: the soonest of what this window's announcements said.
+   * Servers announce the reset in whole seconds, rounded up, from when they counted the try; the
+   * response is read later still, so every announcement is an upper bound.
+   */
+  readonly resetAt: number;
   /** When to start again if the share runs out: the reset, and a little more, drawn once. */
   readonly resumeAt: number;
+  /** Drawn once in [0, 1): the part of a try the share's fraction allows, so that fractions add up. */
+  readonly spare: number;
+  /** Set when no announcement brought it: the window the client expects after a reset, until one does. */
+  readonly expected: boolean;
 }
 
 /** A share below this would stall a client whose first readings were noisy. */
 const MIN_SHARE = 0.01;
-/** The most a start after a reset is put off at random: enough to spread clients, short against a window. */
-const JITTER_MS = 50;
-/** The resolution of an announced reset. */
+/** The resolution of an announced reset, and the window assumed when none is announced. */
 const SECOND = 1000;
+/** What the share's measures from earlier windows count for in a new one. */
+const DECAY = 0.5;
+/** The most a start after a reset is put off at random: enough to spread clients, short against a window. */
+const JITTER_MS = 25;
 
 /**
  * A client's pace from the rate-limit budget its responses announce. Before the first announcement,
  * and from each reset until an announcement after it, it sets no limit: the run paces as it would without it.
  *
  * Its share of the budget is what it can tell of the other clients: between two announcements of one
- * window, the budget fell by what every client spent, and by one for each of its own responses. Spread
- * evenly until the reset, its share of what remains, less its own tries in flight, says when the next
- * may start. With no share left it waits for the reset, and then a little more, drawn at random, so
- * that clients sharing a budget do not all start again in one millisecond.
+ * window the budget fell by what every client spent, its own tries among them. The tries it started
+ * after the try that brought the latest announcement are not counted in it yet. While its share of
+ * what remains covers them and one more, the next may start at once, as fast as the run's own pace
+ * allows: the budget of a window spent early is spent all the same, and a run that spaced it out to
+ * the reset would leave the end of its last window unused. A share's fraction of a try is rounded up
+ * or down at random, so that clients whose shares are fractions spend the whole budget between them
+ * and seldom more. With no share left the client waits for the reset, and then a little more, drawn
+ * at random, so that clients sharing a budget do not all start again in one millisecond.
  */
 export class AnnouncedBudget {
   /** The latest announcement read, if any. */
   private reading: Reading | undefined;
-  /** Starts since the latest announcement was read. */
-  private startedSince = 0;
-  /** When the last try started: the next is spaced from it. */
-  private lastStart = -Infinity;
   /** The client's share of the budget, from 1 (it sees no other client) down to `MIN_SHARE`. */
   private share = 1;
-  /** The client's own responses read in the current window, and what the budget fell by meanwhile. */
+  /** The client's own tries between its announcements, and what the budget fell by meanwhile; earlier windows decayed. */
   private ownInWindow = 0;
   private fallInWindow = 0;
+  /** The remaining budget the current window was first read with. */
+  private windowTop = 0;
+  /** A whole window's budget: the announced limit, or else the most a window was read with. */
+  private budget = 0;
+  /** The tries started as of the last `nextStart`. */
+  private startedBefore = 0;
+  /** How long a window lasts: as announced, or else a second. */
+  private windowLength = SECOND;
 
-  /** @param random A number in [0, 1): the jitter after a reset. */
+  /** @param random A number in [0, 1): the jitter after a reset, and the rounding of a share's fraction. */
   constructor(private readonly random: () => number = Math.random) {}
 
-  /** A try starts at `now`. */
-  started(now: number): void {
-    this.startedSince++;
-    this.lastStart = now;
-  }
-
   /**
-   * A response announced `state` at `now`, with `inFlight` of the client's other tries still in flight.
-   * Before the latest announcement's earliest reset the budget only falls: one with more remaining than
-   * the latest was counted before it, and arrives late. It is ignored.
+   * The try `order` (its place in the order tries started) announced `state` at `now`. An announcement
+   * from a try that started before the latest one read is older, and ignored. Within a window the
+   * budget only falls: a newer announcement with more remaining, or one after the reset, opens a window.
    */
-  announced(state: RateLimitState, now: number, inFlight: number): void {
+  announced(state: RateLimitState, now: number, order: number): void {
     const before = this.reading;
-    const sameWindow = before !== undefined && now < before.earliestReset;
-    if (sameWindow && state.remaining > before.remaining) return;
-    const resetAt = now + state.resetIn;
-    const earliestReset = now + Math.max(0, state.resetIn - SECOND);
+    if (before !== undefined && order <= before.order) return;
+    const upperReset = now + state.resetIn;
+    const beforeReset = before !== undefined && now < before.resetAt;
+    // More remaining than the latest, but no more than the window began with: counted before it all the same.
+    if (beforeReset && state.remaining > before.remaining && state.remaining <= this.windowTop) return;
+    const sameWindow = beforeReset && state.remaining <= before.remaining;
     if (sameWindow) {
-      this.ownInWindow++;
-      this.fallInWindow += before.remaining - state.remaining;
-      if (this.fallInWindow > 0) this.share = Math.max(MIN_SHARE, Math.min(1, this.ownInWindow / this.fallInWindow));
+      // Once the budget is spent its fall is no longer seen: the share is not measured on it.
+      // After a reset the budget's fall since it is unknown: what the window had lost when the client came back is not its share.
+      if (state.remaining > 0 && !before.expected) this.measure(order - before.order, before.remaining - state.remaining);
     } else {
-      this.ownInWindow = 0;
-      this.fallInWindow = 0;
+      this.windowTop = state.remaining;
+      if (before === undefined) {
+        // The run's first announcement: its own tries so far against what the window has lost.
+        if (state.limit !== undefined) this.measure(order, state.limit - state.remaining);
+      } else {
+        // Earlier windows count for less: the clients drawing from the budget come and go.
+        this.ownInWindow *= DECAY;
+        this.fallInWindow *= DECAY;
+      }
     }
-    this.reading = { resetAt, earliestReset, remaining: state.remaining, inFlight, resumeAt: resetAt + this.random() * JITTER_MS };
-    this.startedSince = 0;
+    const resetAt = sameWindow && !before.expected ? Math.min(before.resetAt, upperReset) : upperReset;
+    this.budget = Math.max(state.limit ?? 0, this.windowTop);
+    this.windowLength = state.window ?? SECOND;
+    this.reading = this.readingOf(order, state.remaining, resetAt, false, sameWindow ? before.spare : this.random());
+  }
+
+  private readingOf(order: number, remaining: number, resetAt: number, expected: boolean, spare: number): Reading {
+    return { order, remaining, resetAt, resumeAt: resetAt + this.random() * JITTER_MS, spare, expected };
+  }
+
+  /** Between two announcements the client spent `own` of the budget's `fall`. */
+  private measure(own: number, fall: number): void {
+    this.ownInWindow += own;
+    this.fallInWindow += fall;
+    if (this.fallInWindow > 0) this.share = Math.max(MIN_SHARE, Math.min(1, this.ownInWindow / this.fallInWindow));
   }
 
   /**
-   * The earliest time at or after `now` the next try may start: `now` when nothing limits it. What is
-   * left of the share is spread evenly over the time to the reset, counted from the last start.
+   * The earliest time at or after `now` the next try may start, with `started` tries started so far:
+   * `now` when nothing limits it, and the reset when the client's share is spent.
    */
-  nextStart(now: number): number {
-    const { reading } = this;
-    if (reading === undefined || now >= reading.resetAt) return now;
-    const left = this.share * reading.remaining - reading.inFlight - this.startedSince;
-    if (left >= 1) return Math.max(now, Math.min(this.lastStart, now) + (reading.resetAt - now) / left);
-    // Nothing left of the client's share: the budget comes back at the reset.
-    return reading.resumeAt;
+  nextStart(now: number, started: number): number {
+    // Tries are told of as they start: those started since the last question started now.
+    const startedBefore = this.startedBefore;
+    this.startedBefore = started;
+    let { reading } = this;
+    if (reading === undefined) return now;
+    if (now >= reading.resetAt) {
+      // The window has reset, but other clients may have drawn from it since: one try, to hear where
+      // it stands, and the rest when its announcement comes. A try that started just now counts in it.
+      this.windowTop = this.budget;
+      reading = this.reading = this.readingOf(startedBefore, this.budget, now + this.windowLength, true, this.random());
+    }
+    const uncounted = started - reading.order;
+    if (reading.expected) return uncounted < 1 ? now : reading.resumeAt;
+    const left = this.share * reading.remaining - uncounted + reading.spare;
+    return left >= 1 ? now : reading.resumeAt;
   }
 }

@@ -38,6 +38,8 @@ export class TaskRun<T> implements TaskObserver, ContextSource {
     readonly attempt: number,
     /** The pace's round when the task started, as the pacing handed it out. */
     readonly round: number,
+    /** The try's place among the run's tries in the order they started, from 1. */
+    readonly order: number,
     /** The runner's `settle`. */
     private readonly onSettle: (run: TaskRun<T>, fulfilled: boolean, outcome: unknown) => void,
   ) {

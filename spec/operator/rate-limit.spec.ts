@@ -64,7 +64,7 @@ describe('rateLimit (contract §13)', () => {
   beforeEach(() => jest.spyOn(Math, 'random').mockReturnValue(0));
   afterEach(() => jest.restoreAllMocks());
 
-  it('spreads what a server announces until its reset: no request refused, where the run without it draws 429s', () => {
+  it('spends what a server announces before its reset: no request refused, where the run without it draws 429s', () => {
     const paced = runAgainstServer(12, { rateLimit: true });
     const unpaced = runAgainstServer(12, {});
     expect(paced.done).toBe(12);
@@ -77,7 +77,9 @@ describe('rateLimit (contract §13)', () => {
     expect(Math.max(...perWindow.values())).toBeLessThanOrEqual(5);
     expect(paced.paused.every((e) => e.type === 'paused' && e.cause === 'rate limit')).toBe(true);
     // Spread: the first request, answered at 10, says 4 are left for 1 s: the next starts at 250.
-    expect(paced.served.slice(0, 2)).toEqual([0, 250]);
+    // The window's 5 go as fast as the pace grows; then nothing until the reset announced with the
+    // first answer (at 10, for 1 s), one try to hear the new window, and the rest of its 5.
+    expect(paced.served).toEqual([0, 10, 10, 20, 20, 1010, 1020, 1020, 1020, 1020, 2020, 2030]);
   });
 
   it('changes nothing while no response announces a budget', () => {
@@ -119,7 +121,7 @@ describe('rateLimit (contract §13)', () => {
     scheduler.run(({ flush }) => {
       const tasks = Array.from({ length: 3 }, () => () => {
         starts.push(scheduler.now());
-        return timer(10).pipe(map(() => ({ quota: { left: 1 } })));
+        return timer(10).pipe(map(() => ({ quota: { left: 0 } })));
       });
       const rateLimit = (value: unknown) => {
         const left = (value as { quota?: { left: number } } | undefined)?.quota?.left;
@@ -128,7 +130,37 @@ describe('rateLimit (contract §13)', () => {
       slowStart(tasks, { pacing: 'window', rateLimit }).subscribe();
       flush();
     });
-    // The first start, at 0, is answered at 10: 1 left until 110, spread from the last start: at 100.
-    expect(starts).toEqual([0, 100, 200]);
+    // The first start, at 0, is answered at 10: nothing left until 110. Then one try, answered the same.
+    expect(starts).toEqual([0, 110, 220]);
+  });
+
+  it('brings a hold forward when a newer announcement allows: the pause reported ends then', () => {
+    const scheduler = new TestScheduler(() => {});
+    const starts: number[] = [];
+    const pauses: string[] = [];
+    scheduler.run(({ flush }) => {
+      // Both first tries start at 0: the first says nothing is left for a second, the second, answered
+      // at 50, that the next window has 5. Then tries with nothing to say.
+      const answers: ({ at: number; left: number } | undefined)[] = [{ at: 10, left: 0 }, { at: 50, left: 5 }, undefined, undefined];
+      const tasks = answers.map((answer) => () => {
+        starts.push(scheduler.now());
+        return answer === undefined ? timer(1).pipe(map(() => ({}))) : timer(answer.at).pipe(map(() => ({ left: answer.left })));
+      });
+      const rateLimit = (value: unknown) => {
+        const left = (value as { left?: number } | undefined)?.left;
+        return left === undefined ? undefined : { limit: undefined, remaining: left, resetIn: 1000, window: undefined };
+      };
+      slowStart(tasks, {
+        pacing: 'window',
+        initialBatchSize: 2,
+        rateLimit,
+        events: (e) => {
+          if (e.type === 'paused') pauses.push(`${e.time} until ${e.until} (${e.cause})`);
+        },
+      }).subscribe();
+      flush();
+    });
+    expect(starts).toEqual([0, 0, 50, 50]);
+    expect(pauses).toEqual(['10 until 1010 (rate limit)', '50 until 50 (rate limit)']);
   });
 });

@@ -2,126 +2,187 @@
 import { AnnouncedBudget } from '../../src/announced-budget';
 import type { RateLimitState } from '../../src/rate-limit';
 
-const budget = (remaining: number, resetIn: number, limit?: number): RateLimitState => ({ limit, remaining, resetIn, window: undefined });
+const budget = (remaining: number, resetIn: number, limit?: number, window?: number): RateLimitState => ({
+  limit,
+  remaining,
+  resetIn,
+  window,
+});
+
+/** A pace whose random draws are all 0: no jitter, and a share's fraction rounded down. */
+const pace = () => new AnnouncedBudget(() => 0);
 
 describe('AnnouncedBudget (contract §13)', () => {
   it('sets no limit before the first announcement', () => {
-    const pace = new AnnouncedBudget(() => 0);
-    pace.started(0);
-    expect(pace.nextStart(5)).toBe(5);
+    expect(pace().nextStart(5, 3)).toBe(5);
   });
 
-  it('spreads what remains evenly until the reset, from the last start', () => {
-    const pace = new AnnouncedBudget(() => 0);
-    pace.started(0);
-    // At 0: 10 left until 1,000, nothing else in flight: one start every 100 ms.
-    pace.announced(budget(10, 1000), 0, 0);
-    expect(pace.nextStart(0)).toBe(100);
-    pace.started(0);
-    // 9 left for the 1,000 ms: 111 ms.
-    expect(pace.nextStart(0)).toBeCloseTo(1000 / 9, 9);
-    // A response at 30 spaces the next start from the last one, at 0, not from itself.
-    pace.announced(budget(9, 970), 30, 0);
-    expect(pace.nextStart(30)).toBeCloseTo(970 / 9, 9);
-    expect(pace.nextStart(500)).toBe(500);
+  it('lets tries start at once while what remains covers the tries not counted in it, and one more', () => {
+    const p = pace();
+    // Try 1 read 3 left: the tries started after it are not counted in it. Tries 2 to 4 may start.
+    p.announced(budget(3, 1000), 10, 1);
+    expect(p.nextStart(10, 1)).toBe(10);
+    expect(p.nextStart(10, 3)).toBe(10);
+    // With 4 started, 3 - 3 = 0 left: the fifth waits for the reset.
+    expect(p.nextStart(10, 4)).toBe(1010);
+    expect(p.nextStart(600, 4)).toBe(1010);
   });
 
-  it("counts the client's own tries in flight against what remains", () => {
-    const pace = new AnnouncedBudget(() => 0);
-    pace.started(0);
-    pace.announced(budget(10, 1000), 0, 5);
-    expect(pace.nextStart(0)).toBe(200);
+  it('waits for the reset and a little more, drawn once per announcement', () => {
+    const draws = [0, 0.5, 0.2];
+    const p = new AnnouncedBudget(() => draws.shift() ?? 0);
+    // A window's first announcement draws the rounding of its fraction, then the jitter: up to 25 ms.
+    p.announced(budget(0, 1000), 0, 1);
+    expect(p.nextStart(0, 1)).toBe(1012.5);
+    expect(p.nextStart(500, 1)).toBe(1012.5);
+    // The next one of the window draws the jitter only.
+    p.announced(budget(0, 1000), 100, 2);
+    expect(p.nextStart(100, 2)).toBe(1005);
   });
 
-  it('waits for the reset when nothing is left, and a little more, drawn once per announcement', () => {
-    const draws = [0.5, 0.2];
-    const pace = new AnnouncedBudget(() => draws.shift() ?? 0);
-    pace.started(0);
-    pace.announced(budget(0, 1000), 0, 0);
-    expect(pace.nextStart(0)).toBe(1025);
-    expect(pace.nextStart(500)).toBe(1025);
-    pace.started(100);
-    pace.announced(budget(0, 1000), 100, 0);
-    expect(pace.nextStart(100)).toBe(1110);
+  it('ignores an announcement from a try that started before the latest one read', () => {
+    const p = pace();
+    p.announced(budget(5, 1000), 0, 4);
+    p.announced(budget(50, 1000), 10, 3);
+    p.announced(budget(50, 1000), 10, 4);
+    expect(p.nextStart(10, 9)).toBe(1000);
   });
 
-  it('sets no limit from the reset on, until an announcement after it', () => {
-    const pace = new AnnouncedBudget(() => 0);
-    pace.started(0);
-    pace.announced(budget(0, 1000), 0, 0);
-    expect(pace.nextStart(1000)).toBe(1000);
-    expect(pace.nextStart(1500)).toBe(1500);
+  it('ignores more remaining than the latest, but no more than the window began with: it was counted before', () => {
+    const p = pace();
+    p.announced(budget(10, 1000), 0, 1);
+    p.announced(budget(2, 1000), 10, 5);
+    // Try 6 reached the server before try 5 did: 3 is not the budget back.
+    p.announced(budget(3, 1000), 20, 6);
+    expect(p.nextStart(20, 7)).toBe(1000);
+    // More than the window began with: the next window's budget, read before the reset was due.
+    p.announced(budget(40, 1000), 30, 7);
+    expect(p.nextStart(30, 7)).toBe(30);
   });
 
-  // Resets are announced in whole seconds, rounded up: one of 10 s is at the earliest 9 s away.
-  it('ignores an announcement of more remaining than the latest before its earliest reset: it was counted before, and came late', () => {
-    const pace = new AnnouncedBudget(() => 0);
-    pace.started(0);
-    pace.announced(budget(10, 10_000), 0, 0);
-    pace.announced(budget(11, 10_000), 10, 0);
-    expect(pace.nextStart(10)).toBe(9_990 / 10);
-    // From the earliest reset on, a budget of more is the next window's: one start now, the next 1/49 of 10 s on.
-    pace.announced(budget(50, 10_000), 9_000, 0);
-    expect(pace.nextStart(9_000)).toBe(9_000);
-    pace.started(9_000);
-    expect(pace.nextStart(9_000)).toBe(9_000 + 10_000 / 49);
+  it('tells its share from its own tries against the fall of the budget between two announcements', () => {
+    const p = pace();
+    p.announced(budget(100, 10_000), 0, 1);
+    // Tries 2 to 5 are its own: of the budget's fall of 20 between tries 1 and 5, a share of 4/20.
+    p.announced(budget(80, 10_000), 100, 5);
+    // 1/5 of 80 is 16: tries 6 to 21 may start, the 22nd waits.
+    expect(p.nextStart(100, 5)).toBe(100);
+    expect(p.nextStart(100, 20)).toBe(100);
+    expect(p.nextStart(100, 21)).toBe(10_000);
   });
 
-  it('tells its share from how fast the budget falls against its own responses', () => {
-    const pace = new AnnouncedBudget(() => 0);
-    pace.started(0);
-    pace.announced(budget(100, 10_000), 0, 0);
-    // Alone, it would start every 100 ms. One response later the budget fell by 4: a share of 1/4.
-    expect(pace.nextStart(0)).toBe(100);
-    pace.started(100);
-    pace.announced(budget(96, 9_900), 100, 0);
-    expect(pace.nextStart(100)).toBe(100 + 9_900 / 24);
-    // Over the window: 2 responses of its own for a fall of 8.
-    pace.started(200);
-    pace.announced(budget(92, 9_800), 200, 0);
-    expect(pace.nextStart(200)).toBe(200 + 9_800 / 23);
+  it("takes the run's first announcement against the limit: its tries so far, for what the window lost", () => {
+    const p = pace();
+    // The first try read 190 of 200: 10 gone for its one try, a share of 1/10, 19 of what remains.
+    p.announced(budget(190, 1000, 200), 0, 1);
+    expect(p.nextStart(0, 19)).toBe(0);
+    expect(p.nextStart(0, 21)).toBe(1000);
+    // Without a limit it sees no other client yet: all of it.
+    const alone = pace();
+    alone.announced(budget(190, 1000), 0, 1);
+    expect(alone.nextStart(0, 190)).toBe(0);
   });
 
-  it('keeps its share across a reset, and counts the fall anew in the next window', () => {
-    const pace = new AnnouncedBudget(() => 0);
-    pace.started(0);
-    pace.announced(budget(100, 10_000), 0, 0);
-    pace.started(100);
-    pace.announced(budget(90, 9_900), 100, 0);
-    // A share of 1/10; the reset at 10 s brings a budget of 100 again: 10 of it for the next 10 s.
-    pace.started(10_000);
-    pace.announced(budget(100, 10_000), 10_000, 0);
-    expect(pace.nextStart(10_000)).toBe(11_000);
-    // In the new window: a fall of 2 for one response, a share of 1/2.
-    pace.started(11_000);
-    pace.announced(budget(98, 9_000), 11_000, 0);
-    expect(pace.nextStart(11_000)).toBe(11_000 + 9_000 / 49);
+  it('rounds the fraction of a try its share leaves up or down at random, once per window', () => {
+    const withDraw = (spare: number) => {
+      const draws = [spare, 0];
+      const p = new AnnouncedBudget(() => draws.shift() ?? 0);
+      p.announced(budget(101, 10_000), 0, 1);
+      // 45 tries of its own for a fall of 90: a share of 1/2, so 5.5 of the 11 that remain.
+      p.announced(budget(11, 10_000), 10, 46);
+      return p;
+    };
+    // Drawn 0.6, the half rounds up: six more may start (tries 47 to 52).
+    expect(withDraw(0.6).nextStart(10, 51)).toBe(10);
+    expect(withDraw(0.6).nextStart(10, 52)).toBe(10_000);
+    // Drawn 0.4, it rounds down: five.
+    expect(withDraw(0.4).nextStart(10, 50)).toBe(10);
+    expect(withDraw(0.4).nextStart(10, 51)).toBe(10_000);
   });
 
-  it('takes a budget announced to reset within a second as a new window each time: the share stays', () => {
-    const pace = new AnnouncedBudget(() => 0);
-    pace.started(0);
-    pace.announced(budget(10, 1000), 0, 0);
-    pace.started(10);
-    // More remaining 10 ms on: the window may have been reset since, so it counts.
-    pace.announced(budget(20, 1000), 10, 0);
-    expect(pace.nextStart(10)).toBe(10 + 1000 / 20);
+  it('does not measure its share on a spent budget: its fall is no longer seen', () => {
+    const p = pace();
+    p.announced(budget(100, 10_000), 0, 1);
+    p.announced(budget(90, 10_000), 10, 2);
+    p.announced(budget(0, 10_000), 20, 3);
+    // Still a share of 1/10 once the next window comes: 10 of its 100.
+    p.announced(budget(100, 10_000), 10_000, 4);
+    expect(p.nextStart(10_000, 13)).toBe(10_000);
+    expect(p.nextStart(10_000, 14)).toBe(20_000);
+  });
+
+  it('keeps the soonest reset a window announced: each is an upper bound', () => {
+    const p = pace();
+    p.announced(budget(10, 1000), 0, 1);
+    p.announced(budget(5, 1000), 300, 2);
+    expect(p.nextStart(300, 20)).toBe(1000);
+    // A new window: its own reset.
+    p.announced(budget(40, 1000), 1100, 3);
+    p.announced(budget(0, 1000), 1150, 4);
+    expect(p.nextStart(1150, 4)).toBe(2100);
+  });
+
+  it('counts a try told of with the reset in the new window: it started then', () => {
+    const p = pace();
+    p.announced(budget(0, 1000, 100, 1000), 0, 1);
+    expect(p.nextStart(0, 1)).toBe(1000);
+    // Told of the second try at 1000: it started at the reset, and it is the new window's one try.
+    expect(p.nextStart(1000, 2)).toBe(2000);
+  });
+
+  it('after a reset lets one try start to hear where the window stands, and the rest once it has', () => {
+    const p = pace();
+    p.announced(budget(100, 1000, 100, 1000), 0, 1);
+    p.announced(budget(90, 1000, 100, 1000), 10, 2);
+    p.announced(budget(0, 1000, 100, 1000), 20, 11);
+    expect(p.nextStart(20, 11)).toBe(1000);
+    // At the reset: one try (the 12th). The next waits for a window's length, or an announcement.
+    expect(p.nextStart(1000, 11)).toBe(1000);
+    expect(p.nextStart(1000, 12)).toBe(2000);
+    // Try 12 read 40 left: other clients came first. The fall before it is not the client's share,
+    // which stays 2/10: 8 of the 40, tries 13 to 20, before a reset a second from that announcement.
+    p.announced(budget(40, 1000, 100, 1000), 1030, 12);
+    expect(p.nextStart(1030, 19)).toBe(1030);
+    expect(p.nextStart(1030, 20)).toBe(2030);
+  });
+
+  it('expects a window of a second, and the most a window was read with, when the server says neither', () => {
+    const p = pace();
+    p.announced(budget(30, 1000), 0, 1);
+    p.announced(budget(0, 1000), 10, 2);
+    expect(p.nextStart(10, 2)).toBe(1000);
+    expect(p.nextStart(1000, 2)).toBe(1000);
+    expect(p.nextStart(1000, 3)).toBe(2000);
+    // After the next reset too: one try, a second on.
+    expect(p.nextStart(2000, 3)).toBe(2000);
+    expect(p.nextStart(2000, 4)).toBe(3000);
+  });
+
+  it('counts earlier windows for half in a new one', () => {
+    const p = pace();
+    p.announced(budget(100, 10_000), 0, 1);
+    // A share of 2/10 in the first window.
+    p.announced(budget(90, 10_000), 10, 3);
+    // The next window: 1 of its own for a fall of 20, against half of the first window's 2 and 10.
+    p.announced(budget(100, 10_000), 10_000, 4);
+    p.announced(budget(80, 10_000), 10_010, 5);
+    // (1 + 1) / (5 + 20) = 2/25 of 80 is 6.4: six, tries 6 to 11.
+    expect(p.nextStart(10_010, 10)).toBe(10_010);
+    expect(p.nextStart(10_010, 11)).toBe(20_000);
   });
 
   it('never takes a share below 1/100, nor above 1', () => {
-    const pace = new AnnouncedBudget(() => 0);
-    pace.started(0);
-    pace.announced(budget(10_000, 10_000), 0, 0);
-    // A fall of 5,000 for one response would be a share of 1/5,000: it is 1/100, so 50 of what remains.
-    pace.started(1000);
-    pace.announced(budget(5_000, 9_000), 1000, 0);
-    expect(pace.nextStart(1000)).toBe(1000 + 9_000 / 50);
-    const alone = new AnnouncedBudget(() => 0);
-    alone.started(0);
-    alone.announced(budget(10, 1000), 0, 0);
-    // The budget did not fall: the share stays 1.
-    alone.started(100);
-    alone.announced(budget(10, 900), 100, 0);
-    expect(alone.nextStart(100)).toBe(190);
+    const p = pace();
+    p.announced(budget(10_000, 100_000), 0, 1);
+    // A fall of 5,000 for one try would be 1/5,000: it is 1/100, so 50 of what remains.
+    p.announced(budget(5_000, 100_000), 10, 2);
+    expect(p.nextStart(10, 51)).toBe(10);
+    expect(p.nextStart(10, 53)).toBe(100_000);
+    const alone = pace();
+    alone.announced(budget(10, 1000), 0, 1);
+    // The budget fell by 1 for 2 tries of its own (one did not reach it yet): the share stays 1.
+    alone.announced(budget(9, 1000), 10, 3);
+    expect(alone.nextStart(10, 11)).toBe(10);
+    expect(alone.nextStart(10, 12)).toBe(1000);
   });
 });

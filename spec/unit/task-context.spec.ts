@@ -50,6 +50,7 @@ function task() {
     () => undefined,
     2,
     0,
+    3,
     () => undefined,
   );
   return { run, context: run.context };

@@ -59,6 +59,11 @@ export class Admission<T> {
   private readonly backlog = new Observed();
   /** When the pause after a throttle ends, on the scheduler's clock: no task at all starts before. */
   private pausedUntil = -Infinity;
+  /**
+   * Under `rateLimit`, when the announced budget lets the next task start. Unlike a throttle's pause
+   * it follows the latest announcement, which may bring it forward.
+   */
+  private heldUntil = -Infinity;
   /** The timer that ends the pause, while one is scheduled. */
   private pauseTimer: Cancellable | undefined;
   /** Under `retry.learnRate`, the start rate learned from throttles: it spaces starts with short pauses. */
@@ -153,9 +158,10 @@ export class Admission<T> {
 
   /** Whether a pause is under way; if so, a timer ends it. */
   paused(): boolean {
+    const until = this.pauseEnd();
     // No clock read on the way of a run that has never been throttled.
-    if (this.pausedUntil === -Infinity) return false;
-    const left = this.pausedUntil - this.clock.now();
+    if (until === -Infinity) return false;
+    const left = until - this.clock.now();
     if (left <= 0) return false;
     // No longer than setTimeout allows: a throttle's pause is capped at that limit, and
     // `learnRate` waits no longer between two starts than the pause after the last drop.
@@ -194,21 +200,47 @@ export class Admission<T> {
     const budget = this.announced?.budget;
     if (learnedRate === undefined && budget === undefined) return;
     const now = this.clock.now();
-    const byRate = learnedRate?.started(now) ?? now;
-    budget?.started(now);
-    const byBudget = budget?.nextStart(now) ?? now;
-    this.pauseUntil(Math.max(byRate, byBudget), byBudget > byRate ? 'rate limit' : 'learned rate', now);
+    if (learnedRate !== undefined) this.pauseUntil(learnedRate.started(now), now);
+    if (budget !== undefined) this.holdUntil(budget.nextStart(now, this.parts.tasks.tries), now);
+  }
+
+  /** When starts may begin again: the end of the pause, or of the hold, whichever is later. */
+  private pauseEnd(): number {
+    return Math.max(this.pausedUntil, this.heldUntil);
   }
 
   /**
-   * Pauses every start until `next`, for `cause`, unless a pause that ends later is under way: a
-   * throttle's pause is never cut short.
+   * Pauses every start until `next`, for the learned rate, unless a pause that ends later is under way:
+   * a throttle's pause is never cut short.
    */
-  private pauseUntil(next: number, cause: 'learned rate' | 'rate limit', now: number): void {
+  private pauseUntil(next: number, now: number): void {
     if (next <= now || next <= this.pausedUntil) return;
+    const before = this.pauseEnd();
     this.pausedUntil = next;
+    this.pauseMoved(before, now, 'learned rate');
+  }
+
+  /**
+   * Holds every start until `next`, for the announced budget: the latest announcement decides, so a
+   * hold may be brought forward as well as put off. It never shortens a pause.
+   */
+  private holdUntil(next: number, now: number): void {
+    const before = this.pauseEnd();
+    this.heldUntil = next;
+    this.pauseMoved(before, now, 'rate limit');
+  }
+
+  /**
+   * Reports where the end of the pause is now, if it moved from `before`; a pause that moved into
+   * the past ends now.
+   */
+  private pauseMoved(before: number, now: number, cause: 'learned rate' | 'rate limit'): void {
+    const until = this.pauseEnd();
+    if (until === before || (until <= now && before <= now)) return;
     this.startsChanged = true;
-    this.parts.reporter?.paused(next, cause);
+    this.parts.reporter?.paused(Math.max(until, now), cause);
+    // A timer set for a later end would start the next task late.
+    if (until < before) this.close();
     // The pause's timer starts the next task; nothing else may be on its way to look again.
     this.paused();
   }
@@ -217,7 +249,7 @@ export class Admission<T> {
    * Under `rateLimit`: what a try's value or error announces of the server's budget, which may put the
    * next start off. A reader that throws reads nothing; its error goes where errors with nowhere to go do.
    */
-  private heard(outcome: unknown): void {
+  private heard(run: TaskRun<T>, outcome: unknown): void {
     const { announced } = this;
     if (announced === undefined) return;
     let state;
@@ -229,8 +261,8 @@ export class Admission<T> {
     }
     if (state === undefined) return;
     const now = this.clock.now();
-    announced.budget.announced(state, now, this.parts.tasks.active);
-    this.pauseUntil(announced.budget.nextStart(now), 'rate limit', now);
+    announced.budget.announced(state, now, run.order);
+    this.holdUntil(announced.budget.nextStart(now, this.parts.tasks.tries), now);
   }
 
   /**
@@ -242,7 +274,7 @@ export class Admission<T> {
     const { book, reporter } = this.parts;
     book.fulfil(group, run.position, value);
     reporter?.succeeded(run, value);
-    this.heard(value);
+    this.heard(run, value);
     this.pacing.succeeded(run.round);
     this.learnedRate?.succeeded();
     this.reportPace(false);
@@ -255,7 +287,7 @@ export class Admission<T> {
    * result says why: then it returns true, and the run must stop starting.
    */
   failed(run: TaskRun<T>, error: unknown): boolean {
-    this.heard(error);
+    this.heard(run, error);
     const decision = this.retry === undefined || this.stopping ? undefined : decideRetry(this.retry, error, run.attempt, run.context);
     const { book, reporter } = this.parts;
     if (decision?.retry !== true) {
@@ -266,10 +298,11 @@ export class Admission<T> {
     }
     this.startsChanged = true;
     const now = this.clock.now();
-    const pausedBefore = this.pausedUntil;
-    this.pausedUntil = Math.max(pausedBefore, now + decision.pause);
-    reporter?.throttled(run, error, this.pausedUntil);
-    if (this.pausedUntil > pausedBefore && this.pausedUntil > now) reporter?.paused(this.pausedUntil, 'throttle');
+    const pausedBefore = this.pauseEnd();
+    this.pausedUntil = Math.max(this.pausedUntil, now + decision.pause);
+    const until = this.pauseEnd();
+    reporter?.throttled(run, error, until);
+    if (until > pausedBefore && until > now) reporter?.paused(until, 'throttle');
     // The task counts as in flight: the pace drops from what was in flight when it failed.
     if (this.pacing.throttled(run.round, this.parts.tasks.active + 1)) {
       this.learnedRate?.dropped(now, this.pausedUntil);

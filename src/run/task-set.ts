@@ -9,6 +9,8 @@ import type { Reporter } from './reporter.js';
 export class TaskSet<T> {
   /** Tasks invoked and not settled. */
   active = 0;
+  /** Tries invoked so far, retries included: each try's `order` is its place in this count, from 1. */
+  tries = 0;
   /**
    * The first and last task still running after its own `subscribe` returned, linked in the order
    * they started: what a teardown closes. A task leaves the list when it settles, so that nothing keeps
@@ -37,7 +39,7 @@ export class TaskSet<T> {
    * pace's `round`.
    */
   start(group: ResultGroup<T>, position: number, factory: unknown, attempt: number, round: number): void {
-    this.invoke(new TaskRun<T>(group, position, factory, attempt, round, this.settle));
+    this.invoke(new TaskRun<T>(group, position, factory, attempt, round, ++this.tries, this.settle));
   }
 
   /**
