@@ -335,6 +335,8 @@ describe('events: throttles', () => {
   );
 
   it('retry.learnRate: the rate learned at a drop, and the pauses that space the starts after it', () => {
+    // No jitter: the throttle's pause is what it asked for.
+    jest.spyOn(Math, 'random').mockReturnValue(0);
     const log = logged((log) => {
       const events = (e: SlowStartEvent) => {
         if (e.type === 'rate' || e.type === 'paused') log.push(line(e));
@@ -350,6 +352,7 @@ describe('events: throttles', () => {
     // At 20, five successes since the first start at 0 (the fifth call's just before the throttle):
     // 250 tasks a second, so after the pause the starts are 4 ms apart.
     expect(log.slice(0, 3)).toEqual(['20 paused until 120 (throttle)', '20 rate 250/s', '120 paused until 124 (learned rate)']);
+    jest.restoreAllMocks();
   });
 
   it('a pause is reported only when it moves: a throttle inside the running pause adds none, a longer one does', () => {

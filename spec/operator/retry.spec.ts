@@ -293,6 +293,22 @@ describe('retry.learnRate', () => {
   // Three tasks succeed in 10 ms, then task 3 is throttled once at 21: the pace drops and pauses until 121.
   const plan: (number | 'throttle')[][] = [[10], [10], [10], ['throttle', 10], ...Array.from({ length: 6 }, () => [10])];
   const window: SlowStartOptions = { pacing: 'window', initialBatchSize: 1 };
+  // No jitter unless a spec asks for it: a throttle's pause is what it asked for.
+  beforeEach(() => jest.spyOn(Math, 'random').mockReturnValue(0));
+  afterEach(() => jest.restoreAllMocks());
+
+  it("lengthens a throttle's pause by up to 5 % at random, so that clients throttled together come back apart", () => {
+    jest.spyOn(Math, 'random').mockReturnValue(0.5);
+    const r = run(plan, { ...window, retry: { when: () => true, delay: 100, learnRate: true } });
+    r.scheduler.flush();
+    // Throttled at 21 with a pause of 100: the retry starts at 21 + 102.5.
+    const retried = r.tries.find(({ index, attempt }) => index === 3 && attempt === 2);
+    expect(retried?.at).toBeCloseTo(123.5, 9);
+    // Without learnRate the pause is what it asked for.
+    const plain = run(plan, { ...window, retry: { when: () => true, delay: 100 } });
+    plain.scheduler.flush();
+    expect(plain.tries.find(({ index, attempt }) => index === 3 && attempt === 2)?.at).toBe(121);
+  });
 
   it('after a drop, spaces starts by the successes per ms it learned, probing above them from the end of the pause', () => {
     const r = run(plan, { ...window, retry: { when: () => true, delay: 100, learnRate: true } });

@@ -1,7 +1,8 @@
 /**
  * The rate `retry.learnRate` learns from throttles, alone: times in, the earliest next start out.
  */
-import { LearnedRate, PROBE_PER_SECOND } from '../../src/retry/learned-rate';
+import { JITTER, LearnedRate, PROBE_PER_SECOND } from '../../src/retry/learned-rate';
+import { MAX_TIMER_DELAY } from '../../src/timer-limit';
 
 /** A rate that saw `successes` successes between a first start at 0 and a drop at `dropAt`, pausing until `pauseEnd`. */
 function learnedFrom(successes: number, dropAt: number, pauseEnd: number): LearnedRate {
@@ -101,5 +102,15 @@ describe('LearnedRate', () => {
     rate.dropped(10, 20);
     expect(rate.perSecond()).toBeUndefined();
     expect(learnedFrom(4, 40, 100).perSecond()).toBe(100);
+  });
+
+  it(`lengthens a throttle's pause by up to ${JITTER} of it at random, never past what a timer holds`, () => {
+    expect(JITTER).toBe(0.05);
+    const draws = [0, 0.5, 0.999, 0.999];
+    const rate = new LearnedRate(() => draws.shift() ?? 0);
+    expect(rate.jittered(1000)).toBe(1000);
+    expect(rate.jittered(1000)).toBe(1025);
+    expect(rate.jittered(1000)).toBeCloseTo(1049.95, 9);
+    expect(rate.jittered(MAX_TIMER_DELAY)).toBe(MAX_TIMER_DELAY);
   });
 });

@@ -6,6 +6,13 @@
 // time. Between two throttles the bucket went from empty to empty, so what the server served in that
 // time, pauses included, is what the bucket refilled with: the rate. A client that starts tasks no
 // faster than that, and probes above it slowly, seldom empties the bucket.
+import { MAX_TIMER_DELAY } from '../timer-limit.js';
+
+/**
+ * The most a throttle's pause is lengthened at random, as a share of it: clients throttled in one
+ * burst would otherwise all come back in one millisecond, and be throttled together again.
+ */
+export const JITTER = 0.05;
 
 /** How fast the allowed rate rises above the learned one: by this share of it per second without a drop. */
 export const PROBE_PER_SECOND = 0.5;
@@ -19,6 +26,9 @@ export const PROBE_PER_SECOND = 0.5;
  * again.
  */
 export class LearnedRate {
+  /** @param random A number in [0, 1): the jitter of a throttle's pause. */
+  constructor(private readonly random: () => number = Math.random) {}
+
   /** When successes began to be counted: the first start, then the last drop with a success since. */
   private countingSince: number | undefined;
   /** Successes counted since then. */
@@ -43,6 +53,11 @@ export class LearnedRate {
   /** The rate learned at the last drop, in tasks per second; `undefined` before one measured it. */
   perSecond(): number | undefined {
     return this.perMs === undefined ? undefined : this.perMs * 1000;
+  }
+
+  /** A throttle asks for a pause of `pause` ms: it lasts up to {@link JITTER} of that longer, at random, within what a timer holds. */
+  jittered(pause: number): number {
+    return Math.min(MAX_TIMER_DELAY, pause * (1 + JITTER * this.random()));
   }
 
   /** A task has succeeded. */

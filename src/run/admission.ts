@@ -299,7 +299,8 @@ export class Admission<T> {
     this.startsChanged = true;
     const now = this.clock.now();
     const pausedBefore = this.pauseEnd();
-    this.pausedUntil = Math.max(this.pausedUntil, now + decision.pause);
+    const pause = this.learnedRate === undefined ? decision.pause : this.learnedRate.jittered(decision.pause);
+    this.pausedUntil = Math.max(this.pausedUntil, now + pause);
     const until = this.pauseEnd();
     reporter?.throttled(run, error, until);
     if (until > pausedBefore && until > now) reporter?.paused(until, 'throttle');
