@@ -23,7 +23,8 @@ interface Order {
 const is429 = (error: unknown) => error instanceof Response && error.status === 429;
 /** What careful users write: wait what the server asks, or a second. */
 const serverDelay = (error: unknown) => timer(retryAfter(error) ?? 1000);
-const throttle = { when: (error: unknown) => (is429(error) ? (retryAfter(error) ?? true) : false), maxAttempts: 101 };
+/** The same waits for ours: what the server asks, or a second, and no backoff of its own on top. */
+const throttle = { when: (error: unknown) => (is429(error) ? (retryAfter(error) ?? 1000) : false), delay: 0, maxAttempts: 101 };
 
 async function runOrder({ url, strategy, tasks, start, concurrency }: Order): Promise<{ completed: number; finishedAt: number }> {
   /** Tasks that succeeded: each succeeds once, whatever the tries it took. */
