@@ -27,6 +27,11 @@ interface Reading {
 const MIN_SHARE = 0.01;
 /** The resolution of an announced reset, and the window assumed when none is announced. */
 const SECOND = 1000;
+/**
+ * The part of its share a client takes. What it reads is a latency old, and the shares clients measure
+ * while they start at different moments add up to more than the whole: a margin, against the 429s.
+ */
+export const MARGIN = 0.85;
 /** What the share's measures from earlier windows count for in a new one. */
 const DECAY = 0.5;
 /** The most a start after a reset is put off at random: enough to spread clients, short against a window. */
@@ -129,7 +134,7 @@ export class AnnouncedBudget {
     }
     const uncounted = started - reading.order;
     if (reading.expected) return uncounted < 1 ? now : reading.resumeAt;
-    const left = this.share * reading.remaining - uncounted + reading.spare;
+    const left = MARGIN * this.share * reading.remaining - uncounted + reading.spare;
     return left >= 1 ? now : reading.resumeAt;
   }
 }

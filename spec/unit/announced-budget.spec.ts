@@ -1,5 +1,5 @@
 // §13's pace alone: announcements in, the earliest next start out.
-import { AnnouncedBudget } from '../../src/announced-budget';
+import { AnnouncedBudget, MARGIN } from '../../src/announced-budget';
 import type { RateLimitState } from '../../src/rate-limit';
 
 const budget = (remaining: number, resetIn: number, limit?: number, window?: number): RateLimitState => ({
@@ -13,17 +13,22 @@ const budget = (remaining: number, resetIn: number, limit?: number, window?: num
 const pace = () => new AnnouncedBudget(() => 0);
 
 describe('AnnouncedBudget (contract §13)', () => {
+  it('takes 85 % of its share', () => {
+    expect(MARGIN).toBe(0.85);
+  });
+
   it('sets no limit before the first announcement', () => {
     expect(pace().nextStart(5, 3)).toBe(5);
   });
 
   it('lets tries start at once while what remains covers the tries not counted in it, and one more', () => {
     const p = pace();
-    // Try 1 read 3 left: the tries started after it are not counted in it. Tries 2 to 4 may start.
-    p.announced(budget(3, 1000), 10, 1);
+    // Try 1 read 4 left, 3.4 of them its own to take; the tries started after it are not counted in
+    // it. Tries 2 to 4 may start.
+    p.announced(budget(4, 1000), 10, 1);
     expect(p.nextStart(10, 1)).toBe(10);
     expect(p.nextStart(10, 3)).toBe(10);
-    // With 4 started, 3 - 3 = 0 left: the fifth waits for the reset.
+    // With 4 started, 3.4 - 3 is less than a try: the fifth waits for the reset.
     expect(p.nextStart(10, 4)).toBe(1010);
     expect(p.nextStart(600, 4)).toBe(1010);
   });
@@ -65,22 +70,23 @@ describe('AnnouncedBudget (contract §13)', () => {
     p.announced(budget(100, 10_000), 0, 1);
     // Tries 2 to 5 are its own: of the budget's fall of 20 between tries 1 and 5, a share of 4/20.
     p.announced(budget(80, 10_000), 100, 5);
-    // 1/5 of 80 is 16: tries 6 to 21 may start, the 22nd waits.
+    // 85 % of 1/5 of 80 is 13.6: tries 6 to 18 may start, the 19th waits.
     expect(p.nextStart(100, 5)).toBe(100);
-    expect(p.nextStart(100, 20)).toBe(100);
-    expect(p.nextStart(100, 21)).toBe(10_000);
+    expect(p.nextStart(100, 17)).toBe(100);
+    expect(p.nextStart(100, 18)).toBe(10_000);
   });
 
   it("takes the run's first announcement against the limit: its tries so far, for what the window lost", () => {
     const p = pace();
-    // The first try read 190 of 200: 10 gone for its one try, a share of 1/10, 19 of what remains.
+    // The first try read 190 of 200: 10 gone for its one try, a share of 1/10, 16.15 of what remains.
     p.announced(budget(190, 1000, 200), 0, 1);
-    expect(p.nextStart(0, 19)).toBe(0);
-    expect(p.nextStart(0, 21)).toBe(1000);
-    // Without a limit it sees no other client yet: all of it.
+    expect(p.nextStart(0, 16)).toBe(0);
+    expect(p.nextStart(0, 17)).toBe(1000);
+    // Without a limit it sees no other client yet: all of it, 161.5.
     const alone = pace();
     alone.announced(budget(190, 1000), 0, 1);
-    expect(alone.nextStart(0, 190)).toBe(0);
+    expect(alone.nextStart(0, 161)).toBe(0);
+    expect(alone.nextStart(0, 162)).toBe(1000);
   });
 
   it('rounds the fraction of a try its share leaves up or down at random, once per window', () => {
@@ -88,16 +94,16 @@ describe('AnnouncedBudget (contract §13)', () => {
       const draws = [spare, 0];
       const p = new AnnouncedBudget(() => draws.shift() ?? 0);
       p.announced(budget(101, 10_000), 0, 1);
-      // 45 tries of its own for a fall of 90: a share of 1/2, so 5.5 of the 11 that remain.
+      // 45 tries of its own for a fall of 90: a share of 1/2, 85 % of which is 4.675 of the 11 that remain.
       p.announced(budget(11, 10_000), 10, 46);
       return p;
     };
-    // Drawn 0.6, the half rounds up: six more may start (tries 47 to 52).
-    expect(withDraw(0.6).nextStart(10, 51)).toBe(10);
-    expect(withDraw(0.6).nextStart(10, 52)).toBe(10_000);
-    // Drawn 0.4, it rounds down: five.
-    expect(withDraw(0.4).nextStart(10, 50)).toBe(10);
-    expect(withDraw(0.4).nextStart(10, 51)).toBe(10_000);
+    // Drawn 0.5, the fraction rounds up: five more may start (tries 47 to 51).
+    expect(withDraw(0.5).nextStart(10, 50)).toBe(10);
+    expect(withDraw(0.5).nextStart(10, 51)).toBe(10_000);
+    // Drawn 0.2, it rounds down: four.
+    expect(withDraw(0.2).nextStart(10, 49)).toBe(10);
+    expect(withDraw(0.2).nextStart(10, 50)).toBe(10_000);
   });
 
   it('does not measure its share on a spent budget: its fall is no longer seen', () => {
@@ -105,10 +111,10 @@ describe('AnnouncedBudget (contract §13)', () => {
     p.announced(budget(100, 10_000), 0, 1);
     p.announced(budget(90, 10_000), 10, 2);
     p.announced(budget(0, 10_000), 20, 3);
-    // Still a share of 1/10 once the next window comes: 10 of its 100.
+    // Still a share of 1/10 once the next window comes: 8.5 of its 100.
     p.announced(budget(100, 10_000), 10_000, 4);
-    expect(p.nextStart(10_000, 13)).toBe(10_000);
-    expect(p.nextStart(10_000, 14)).toBe(20_000);
+    expect(p.nextStart(10_000, 11)).toBe(10_000);
+    expect(p.nextStart(10_000, 12)).toBe(20_000);
   });
 
   it('keeps the soonest reset a window announced: each is an upper bound', () => {
@@ -140,10 +146,10 @@ describe('AnnouncedBudget (contract §13)', () => {
     expect(p.nextStart(1000, 11)).toBe(1000);
     expect(p.nextStart(1000, 12)).toBe(2000);
     // Try 12 read 40 left: other clients came first. The fall before it is not the client's share,
-    // which stays 2/10: 8 of the 40, tries 13 to 20, before a reset a second from that announcement.
+    // which stays 2/10: 6.8 of the 40, tries 13 to 18, before a reset a second from that announcement.
     p.announced(budget(40, 1000, 100, 1000), 1030, 12);
-    expect(p.nextStart(1030, 19)).toBe(1030);
-    expect(p.nextStart(1030, 20)).toBe(2030);
+    expect(p.nextStart(1030, 17)).toBe(1030);
+    expect(p.nextStart(1030, 18)).toBe(2030);
   });
 
   it('expects a window of a second, and the most a window was read with, when the server says neither', () => {
@@ -166,23 +172,23 @@ describe('AnnouncedBudget (contract §13)', () => {
     // The next window: 1 of its own for a fall of 20, against half of the first window's 2 and 10.
     p.announced(budget(100, 10_000), 10_000, 4);
     p.announced(budget(80, 10_000), 10_010, 5);
-    // (1 + 1) / (5 + 20) = 2/25 of 80 is 6.4: six, tries 6 to 11.
-    expect(p.nextStart(10_010, 10)).toBe(10_010);
-    expect(p.nextStart(10_010, 11)).toBe(20_000);
+    // 85 % of (1 + 1) / (5 + 20) = 2/25 of 80 is 5.44: five, tries 6 to 10.
+    expect(p.nextStart(10_010, 9)).toBe(10_010);
+    expect(p.nextStart(10_010, 10)).toBe(20_000);
   });
 
   it('never takes a share below 1/100, nor above 1', () => {
     const p = pace();
     p.announced(budget(10_000, 100_000), 0, 1);
-    // A fall of 5,000 for one try would be 1/5,000: it is 1/100, so 50 of what remains.
+    // A fall of 5,000 for one try would be 1/5,000: it is 1/100, so 42.5 of what remains.
     p.announced(budget(5_000, 100_000), 10, 2);
-    expect(p.nextStart(10, 51)).toBe(10);
-    expect(p.nextStart(10, 53)).toBe(100_000);
+    expect(p.nextStart(10, 43)).toBe(10);
+    expect(p.nextStart(10, 44)).toBe(100_000);
     const alone = pace();
     alone.announced(budget(10, 1000), 0, 1);
-    // The budget fell by 1 for 2 tries of its own (one did not reach it yet): the share stays 1.
+    // The budget fell by 1 for 2 tries of its own (one did not reach it yet): the share stays 1, 7.65 of 9.
     alone.announced(budget(9, 1000), 10, 3);
-    expect(alone.nextStart(10, 11)).toBe(10);
-    expect(alone.nextStart(10, 12)).toBe(1000);
+    expect(alone.nextStart(10, 9)).toBe(10);
+    expect(alone.nextStart(10, 10)).toBe(1000);
   });
 });
