@@ -3,7 +3,7 @@
  * one server and one virtual clock, and the server answers 429 with a `Retry-After` when the bucket is
  * empty. Used by the many-clients scenario.
  */
-import { defer, map, timer, type Observable, type SchedulerLike } from 'rxjs';
+import { defer, map, throwError, timer, type Observable, type SchedulerLike } from 'rxjs';
 import { seededRandom } from './virtual-time.mjs';
 
 /**
@@ -47,10 +47,10 @@ export interface ServerOptions {
 
 /**
  * One server for every client. The bucket is checked when a request is made (on subscription to the
- * request's observable): a token there is a request accepted, none is a request throttled. Either way the
- * answer arrives after the request's latency: a value, or a `TooManyRequestsError` whose `Retry-After` is
- * the seconds until the bucket next holds a token, rounded up to a whole second (as HTTP requires, so at
- * least 1).
+ * request's observable): a token there is a request accepted, whose value arrives after the request's
+ * latency, and none is a request throttled, answered at once as real limiters answer (before the work):
+ * a `TooManyRequestsError` whose `Retry-After` is the seconds until the bucket next holds a token,
+ * rounded up to a whole second (as HTTP requires, so at least 1).
  */
 export class RateLimitedServer {
   accepted = 0;
@@ -70,16 +70,12 @@ export class RateLimitedServer {
     this.refilledAt = scheduler.now();
   }
 
-  /** A request that resolves to `value` after `latency()` ms, or fails with a 429 after as long. */
+  /** A request that resolves to `value` after `latency()` ms, or fails at once with a 429. */
   request<T>(value: T, latency: () => number): Observable<T> {
     return defer(() => {
       const retryAfter = this.admit();
-      return timer(latency(), this.scheduler).pipe(
-        map(() => {
-          if (retryAfter !== undefined) throw new TooManyRequestsError(retryAfter);
-          return value;
-        }),
-      );
+      if (retryAfter !== undefined) return throwError(() => new TooManyRequestsError(retryAfter));
+      return timer(latency(), this.scheduler).pipe(map(() => value));
     });
   }
 

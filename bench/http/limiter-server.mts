@@ -1,11 +1,11 @@
 /**
  * A real rate limiter in front of a handler that takes a log-normal latency, on 127.0.0.1, for the
- * `real-limiters` scenario. `node --import tsx limiter-server.mts KIND RATE`:
+ * `real-limiters` scenario. `node --import tsx limiter-server.mts KIND RATE [BURST]`:
  *
  * - `express`: express 5 with express-rate-limit, a fixed window of 1 s holding RATE requests, with
  *   draft-8 `RateLimit` headers on every response and `Retry-After` on a 429;
- * - `flexible`: rate-limiter-flexible's `BurstyRateLimiter` (RATE a second, and a burst of half as many
- *   over 10 s), whose 429 carries only `Retry-After`, as its README's recipe sends it.
+ * - `flexible`: rate-limiter-flexible's `BurstyRateLimiter` (RATE a second, and a burst of BURST, half
+ *   as many by default, over 10 s), whose 429 carries only `Retry-After`, as its README's recipe sends it.
  *
  * Every client shares one key, so they all draw from one budget. `GET /task` is the work, `GET /stats`
  * the server's own counts (not limited), `POST /reset` zeroes them and starts the limiter afresh. It
@@ -15,9 +15,12 @@ import express from 'express';
 import { rateLimit } from 'express-rate-limit';
 import { BurstyRateLimiter, RateLimiterMemory, type RateLimiterRes } from 'rate-limiter-flexible';
 
-const [kind, rateText] = process.argv.slice(2);
+const [kind, rateText, burstText] = process.argv.slice(2);
 const rate = Number(rateText);
-if ((kind !== 'express' && kind !== 'flexible') || !(rate > 0)) throw new Error('usage: limiter-server.mts express|flexible RATE');
+const burst = burstText === undefined ? Math.ceil(rate / 2) : Number(burstText);
+if ((kind !== 'express' && kind !== 'flexible') || !(rate > 0) || !(burst >= 0)) {
+  throw new Error('usage: limiter-server.mts express|flexible RATE [BURST]');
+}
 
 const MEDIAN_MS = 30;
 const SIGMA = 0.5;
@@ -55,7 +58,7 @@ function expressLimiter(): Limiter {
 function flexibleLimiter(): Limiter {
   const limiter = new BurstyRateLimiter(
     new RateLimiterMemory({ points: rate, duration: 1 }),
-    new RateLimiterMemory({ keyPrefix: 'burst', points: Math.ceil(rate / 2), duration: 10 }),
+    new RateLimiterMemory({ keyPrefix: 'burst', points: burst, duration: 10 }),
   );
   return (_req, res, next) => {
     limiter.consume('shared').then(

@@ -17,6 +17,8 @@ const STRATEGIES = ['baseline', 'gives-up', 'retry', 'learn-rate', 'rate-limit']
 const REPETITIONS = SECONDS_OF_WORK.length;
 /** In flight per client at most: the baseline's `mergeMap` concurrency, and `maxBatchSize` for ours. */
 const CONCURRENCY = 16;
+/** One browser tab: as many in flight as a browser opens to one host, against a bucket of its own. */
+const TAB = { concurrency: 6, rate: 20, burst: 15, tasks: 200 } as const;
 /** Time for every client to have its order before the instant they all begin. */
 const START_MS = 500;
 
@@ -31,9 +33,10 @@ interface Run {
 }
 
 /** Starts a limiter server and resolves with it and its port once it listens. */
-function startServer(kind: string, rate: number): Promise<{ child: ChildProcess; port: number }> {
+function startServer(kind: string, rate: number, burst?: number): Promise<{ child: ChildProcess; port: number }> {
+  const args = [resolve(benchDir, 'http/limiter-server.mts'), kind, String(rate), ...(burst === undefined ? [] : [String(burst)])];
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', resolve(benchDir, 'http/limiter-server.mts'), kind, String(rate)], {
+    const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
       cwd: repoRoot,
       stdio: ['ignore', 'pipe', 'inherit'],
     });
@@ -82,10 +85,10 @@ class Client {
   }
 }
 
-async function runOnce(base: string, clients: readonly Client[], strategy: Strategy, tasks: number): Promise<Run> {
+async function runOnce(base: string, clients: readonly Client[], strategy: Strategy, tasks: number, concurrency: number): Promise<Run> {
   await fetch(`${base}/reset`, { method: 'POST' }).then((r) => r.arrayBuffer());
   const start = Date.now() + START_MS;
-  const order = { url: `${base}/task`, strategy, tasks, start, concurrency: CONCURRENCY };
+  const order = { url: `${base}/task`, strategy, tasks, start, concurrency };
   const answers = await Promise.all(clients.map((client) => client.run(order)));
   const stats = (await fetch(`${base}/stats`).then((r) => r.json())) as { served: number; refused: number };
   const finished = answers.map((c) => c.finishedAt - start);
@@ -97,86 +100,139 @@ async function runOnce(base: string, clients: readonly Client[], strategy: Strat
   };
 }
 
+/** One server and its clients: every strategy in turn, in every repetition. */
+interface Setting {
+  readonly label: string;
+  readonly kind: (typeof KINDS)[number];
+  readonly rate: number;
+  readonly burst?: number;
+  readonly clients: number;
+  readonly concurrency: number;
+  /** The tasks each client runs in repetition `rep`. */
+  readonly tasksOf: (rep: number) => number;
+}
+
+/** The runs of each strategy in `setting`, in the order of the repetitions. */
+async function compare(setting: Setting): Promise<Map<Strategy, Run[]>> {
+  const { child, port } = await startServer(setting.kind, setting.rate, setting.burst);
+  const base = `http://127.0.0.1:${port}`;
+  const runs = new Map<Strategy, Run[]>(STRATEGIES.map((s) => [s, []]));
+  const clients = Array.from({ length: setting.clients }, () => new Client());
+  try {
+    await Promise.all(clients.map((client) => client.ready));
+    for (let rep = 0; rep < REPETITIONS; rep++) {
+      for (const strategy of STRATEGIES) {
+        const run = await runOnce(base, clients, strategy, setting.tasksOf(rep), setting.concurrency);
+        runs.get(strategy)?.push(run);
+        progress(`${setting.label} ${strategy} #${rep + 1}: ${run.completed} done, ${run.refused} 429s, ${format.ms(run.makespan)}`);
+      }
+    }
+  } finally {
+    for (const client of clients) client.close();
+    child.kill('SIGTERM');
+  }
+  return runs;
+}
+
+/** What `runs` of `setting` show, strategy by strategy, and the targets the new pace is held to. */
+function report(setting: Setting, runs: Map<Strategy, Run[]>, limits: { makespan: number; refused: number; spread: boolean }) {
+  const { label, clients, rate } = setting;
+  const at = (strategy: Strategy) => runs.get(strategy) ?? [];
+  const med = (strategy: Strategy, field: keyof Run) => median(at(strategy).map((r) => r[field]));
+  const range = (strategy: Strategy, field: keyof Run) => {
+    const values = at(strategy).map((r) => r[field]);
+    return `${format.count(Math.min(...values))} to ${format.count(Math.max(...values))}`;
+  };
+  /** The median over the repetitions of `strategy`'s `field` against the baseline's in the same repetition. */
+  const ratio = (strategy: Strategy, field: keyof Run) =>
+    median(at(strategy).map((run, rep) => run[field] / Math.max(1, at('baseline')[rep][field])));
+  const done = (strategy: Strategy) => at(strategy).filter((run, rep) => run.completed === clients * setting.tasksOf(rep)).length;
+  const figures: Figure[] = STRATEGIES.map((strategy) => {
+    const capacity = median(at(strategy).map((run) => run.served / ((rate * run.makespan) / 1000)));
+    return {
+      label: `${label}, ${strategy}`,
+      value:
+        `every task done in ${done(strategy)} of ${REPETITIONS} runs; ` +
+        `429s ${format.count(med(strategy, 'refused'))} (${range(strategy, 'refused')}), ${format.ratio(ratio(strategy, 'refused'))} of the baseline's; ` +
+        `makespan ${format.ms(med(strategy, 'makespan'))} (${range(strategy, 'makespan')} ms), ${format.ratio(ratio(strategy, 'makespan'))} of the baseline's; ` +
+        `capacity used ${(capacity * 100).toFixed(0)} %` +
+        (clients > 1 ? `; finish spread ${format.ms(med(strategy, 'spread'))}` : ''),
+    };
+  });
+  const targets: TargetResult[] = [
+    {
+      description: `${label}: runs in which every task completes with rateLimit`,
+      measured: format.count(done('rate-limit')),
+      limit: `= ${REPETITIONS}`,
+      met: done('rate-limit') === REPETITIONS,
+    },
+    {
+      description: `${label}: makespan, rateLimit / baseline`,
+      measured: format.ratio(ratio('rate-limit', 'makespan')),
+      limit: `<= ${limits.makespan}`,
+      met: ratio('rate-limit', 'makespan') <= limits.makespan,
+    },
+    {
+      description: `${label}: 429s, rateLimit / baseline`,
+      measured: format.ratio(ratio('rate-limit', 'refused')),
+      limit: `<= ${limits.refused}`,
+      met: ratio('rate-limit', 'refused') <= limits.refused,
+    },
+  ];
+  if (limits.spread) {
+    targets.push({
+      description: `${label}: finish spread, rateLimit / baseline`,
+      measured: format.ratio(ratio('rate-limit', 'spread')),
+      limit: '<= 1',
+      met: ratio('rate-limit', 'spread') <= 1,
+    });
+  }
+  return { figures, targets };
+}
+
 /**
  * Real rate limiters over real HTTP (§13): express-rate-limit and rate-limiter-flexible in a server
- * process on 127.0.0.1, ten client processes with real `fetch` sharing one budget, in real time.
+ * process on 127.0.0.1, ten client processes with real `fetch` sharing one budget, in real time; and
+ * one client as a browser tab has it.
  */
 export const realLimiters: Scenario = {
   name: 'real-limiters',
-  title: 'Real rate limiters over real HTTP: ten clients sharing one budget',
+  title: 'Real rate limiters over real HTTP: ten clients sharing one budget, and one browser tab',
   async run() {
     const figures: Figure[] = [];
     const targets: TargetResult[] = [];
     for (const kind of KINDS) {
       for (const rate of RATES) {
-        const { child, port } = await startServer(kind, rate);
-        const base = `http://127.0.0.1:${port}`;
-        const tasksOf = (rep: number) => Math.round((rate * SECONDS_OF_WORK[rep]) / CLIENTS);
-        const runs = new Map<Strategy, Run[]>(STRATEGIES.map((s) => [s, []]));
-        const clients = Array.from({ length: CLIENTS }, () => new Client());
-        try {
-          await Promise.all(clients.map((client) => client.ready));
-          for (let rep = 0; rep < REPETITIONS; rep++) {
-            for (const strategy of STRATEGIES) {
-              const run = await runOnce(base, clients, strategy, tasksOf(rep));
-              runs.get(strategy)?.push(run);
-              progress(`${kind} ${rate}/s ${strategy} #${rep + 1}: ${run.completed} done, ${run.refused} 429s, ${format.ms(run.makespan)}`);
-            }
-          }
-        } finally {
-          for (const client of clients) client.close();
-          child.kill('SIGTERM');
-        }
-        const at = (strategy: Strategy) => runs.get(strategy) ?? [];
-        const med = (strategy: Strategy, field: keyof Run) => median(at(strategy).map((r) => r[field]));
-        const range = (strategy: Strategy, field: keyof Run) => {
-          const values = at(strategy).map((r) => r[field]);
-          return `${format.count(Math.min(...values))} to ${format.count(Math.max(...values))}`;
+        const setting: Setting = {
+          label: `${kind} ${rate}/s`,
+          kind,
+          rate,
+          clients: CLIENTS,
+          concurrency: CONCURRENCY,
+          tasksOf: (rep) => Math.round((rate * SECONDS_OF_WORK[rep]) / CLIENTS),
         };
-        /** The median over the repetitions of `strategy`'s `field` against the baseline's in the same repetition. */
-        const ratio = (strategy: Strategy, field: keyof Run) =>
-          median(at(strategy).map((run, rep) => run[field] / Math.max(1, at('baseline')[rep][field])));
-        const done = (strategy: Strategy) => at(strategy).filter((run, rep) => run.completed === CLIENTS * tasksOf(rep)).length;
-        for (const strategy of STRATEGIES) {
-          const capacity = median(at(strategy).map((run) => run.served / ((rate * run.makespan) / 1000)));
-          figures.push({
-            label: `${kind}, ${rate}/s, ${strategy}`,
-            value:
-              `every task done in ${done(strategy)} of ${REPETITIONS} runs; ` +
-              `429s ${format.count(med(strategy, 'refused'))} (${range(strategy, 'refused')}), ${format.ratio(ratio(strategy, 'refused'))} of the baseline's; ` +
-              `makespan ${format.ms(med(strategy, 'makespan'))} (${range(strategy, 'makespan')} ms), ${format.ratio(ratio(strategy, 'makespan'))} of the baseline's; ` +
-              `capacity used ${(capacity * 100).toFixed(0)} %; finish spread ${format.ms(med(strategy, 'spread'))}`,
-          });
-        }
         const headers = kind === 'express';
-        targets.push(
-          {
-            description: `${kind} ${rate}/s: runs in which every task completes with rateLimit`,
-            measured: format.count(done('rate-limit')),
-            limit: `= ${REPETITIONS}`,
-            met: done('rate-limit') === REPETITIONS,
-          },
-          {
-            description: `${kind} ${rate}/s: makespan, rateLimit / baseline`,
-            measured: format.ratio(ratio('rate-limit', 'makespan')),
-            limit: `<= ${headers ? '1.05' : '1.1'}`,
-            met: ratio('rate-limit', 'makespan') <= (headers ? 1.05 : 1.1),
-          },
-          {
-            description: `${kind} ${rate}/s: 429s, rateLimit / baseline`,
-            measured: format.ratio(ratio('rate-limit', 'refused')),
-            limit: `<= ${headers ? '0.05' : '0.1'}`,
-            met: ratio('rate-limit', 'refused') <= (headers ? 0.05 : 0.1),
-          },
-          {
-            description: `${kind} ${rate}/s: finish spread, rateLimit / baseline`,
-            measured: format.ratio(ratio('rate-limit', 'spread')),
-            limit: '<= 1',
-            met: ratio('rate-limit', 'spread') <= 1,
-          },
-        );
+        const shown = report(setting, await compare(setting), {
+          makespan: headers ? 1.05 : 1.1,
+          refused: headers ? 0.05 : 0.1,
+          spread: true,
+        });
+        figures.push(...shown.figures);
+        targets.push(...shown.targets);
       }
     }
+    const tab: Setting = {
+      label: `one tab, ${TAB.rate}/s and a burst of ${TAB.burst}`,
+      kind: 'flexible',
+      rate: TAB.rate,
+      burst: TAB.burst,
+      clients: 1,
+      concurrency: TAB.concurrency,
+      tasksOf: () => TAB.tasks,
+    };
+    const shown = report(tab, await compare(tab), { makespan: 1.05, refused: 0.25, spread: false });
+    figures.push(...shown.figures);
+    targets.push(...shown.targets);
     return {
       name: this.name,
       title: this.title,
@@ -193,7 +249,9 @@ export const realLimiters: Scenario = {
         `${REPETITIONS} repetitions; figures are medians, with ranges, and ratios are the medians of each repetition's ratio ` +
         `to the baseline's run beside it. Ours wait what the server asks, or a second, with no backoff of their own ` +
         `(\`delay: 0\`), as the baseline does. 429s are the server's count; capacity used is what it served against the ` +
-        `rate times the makespan.`,
+        `rate times the makespan. One tab: a single client with ${TAB.concurrency} in flight (\`mergeMap(task, ${TAB.concurrency})\` ` +
+        `for the baseline, \`maxBatchSize: ${TAB.concurrency}\` for ours) runs ${TAB.tasks} tasks against rate-limiter-flexible ` +
+        `at ${TAB.rate} a second with a burst of ${TAB.burst}.`,
       figures,
       targets,
     };
