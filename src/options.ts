@@ -51,9 +51,10 @@ export interface CommonOptions<T = unknown> {
    * each try's value and error with `rateLimit()`: a fetch `Response`, Angular's `HttpResponse` (with
    * `observe: 'response'`) or `HttpErrorResponse`, an error carrying a `response`. A function is given
    * the value or the error and returns the budget, or `undefined` for none. The run then starts no more
-   * than its share of what remains before the reset, spread evenly, its share being what it can tell of
-   * other clients from how fast the budget falls. It only ever starts a task later than it would without;
-   * before the first announcement, and from a reset until the next one, it changes nothing.
+   * than its share of what remains before the reset, at once while the share lasts, its share being what
+   * it can tell of other clients from how fast the budget falls; after a reset, one try hears where the
+   * new window stands before the rest start. It only ever starts a task later than it would without, and
+   * before the first announcement it changes nothing.
    * @default undefined (no announcement is read)
    */
   rateLimit?: boolean | ((outcome: unknown) => RateLimitState | undefined);
