@@ -114,7 +114,8 @@ export class AnnouncedBudget {
   private measure(own: number, fall: number): void {
     this.ownInWindow += own;
     this.fallInWindow += fall;
-    if (this.fallInWindow > 0) this.share = Math.max(MIN_SHARE, Math.min(1, this.ownInWindow / this.fallInWindow));
+    // With no fall yet the client sees no other: a share of 1, as it began.
+    this.share = Math.max(MIN_SHARE, Math.min(1, this.ownInWindow / this.fallInWindow));
   }
 
   /**

@@ -31,6 +31,11 @@ describe('AnnouncedBudget (contract §13)', () => {
     // With 4 started, 3.4 - 3 is less than a try: the fifth waits for the reset.
     expect(p.nextStart(10, 4)).toBe(1010);
     expect(p.nextStart(600, 4)).toBe(1010);
+    // Exactly one try left is one more.
+    const exact = pace();
+    exact.announced(budget(20, 1000), 0, 1);
+    expect(exact.nextStart(0, 17)).toBe(0);
+    expect(exact.nextStart(0, 18)).toBe(1000);
   });
 
   it('waits for the reset and a little more, drawn once per announcement', () => {
@@ -60,9 +65,17 @@ describe('AnnouncedBudget (contract §13)', () => {
     // Try 6 reached the server before try 5 did: 3 is not the budget back.
     p.announced(budget(3, 1000), 20, 6);
     expect(p.nextStart(20, 7)).toBe(1000);
+    // As much as the window began with is old news too.
+    p.announced(budget(10, 1000), 25, 7);
+    expect(p.nextStart(25, 7)).toBe(1000);
     // More than the window began with: the next window's budget, read before the reset was due.
-    p.announced(budget(40, 1000), 30, 7);
-    expect(p.nextStart(30, 7)).toBe(30);
+    p.announced(budget(40, 1000), 30, 8);
+    expect(p.nextStart(30, 8)).toBe(30);
+    // It opens a window: the share's measures so far count for half, 2 tries of 4 fallen, and the
+    // next announcement adds 1 of 1. 85 % of 3/5 of 39 is 19.89: tries 10 to 28.
+    p.announced(budget(39, 1000), 40, 9);
+    expect(p.nextStart(40, 27)).toBe(40);
+    expect(p.nextStart(40, 28)).toBe(1030);
   });
 
   it('tells its share from its own tries against the fall of the budget between two announcements', () => {
@@ -150,6 +163,21 @@ describe('AnnouncedBudget (contract §13)', () => {
     p.announced(budget(40, 1000, 100, 1000), 1030, 12);
     expect(p.nextStart(1030, 17)).toBe(1030);
     expect(p.nextStart(1030, 18)).toBe(2030);
+  });
+
+  it('expects the limit after a reset, though no window was read with all of it', () => {
+    const p = pace();
+    // A share of 1/10, from the first announcement: 90 of a limit of 100.
+    p.announced(budget(90, 1000, 100), 0, 1);
+    p.announced(budget(0, 1000, 100), 10, 2);
+    expect(p.nextStart(10, 2)).toBe(1000);
+    expect(p.nextStart(1000, 2)).toBe(1000);
+    // The try after the reset read 95; a newer one 98, having reached the server first: within the
+    // limit the new window began with, so old news. 85 % of 1/10 of 95 is 8.075: tries 4 to 11.
+    p.announced(budget(95, 1000, 100), 1020, 3);
+    p.announced(budget(98, 1000, 100), 1030, 5);
+    expect(p.nextStart(1030, 10)).toBe(1030);
+    expect(p.nextStart(1030, 11)).toBe(2020);
   });
 
   it('expects a window of a second, and the most a window was read with, when the server says neither', () => {
