@@ -86,8 +86,8 @@ export class AnnouncedBudget {
     if (beforeReset && state.remaining > before.remaining && state.remaining <= this.windowTop) return;
     const sameWindow = beforeReset && state.remaining <= before.remaining;
     if (sameWindow) {
-      // Once the budget is spent its fall is no longer seen: the share is not measured on it.
-      // After a reset the budget's fall since it is unknown: what the window had lost when the client came back is not its share.
+      // Not measured on a spent budget, whose fall is no longer seen, nor on the first announcement
+      // after a reset: what the window lost before the client came back is not its share.
       if (state.remaining > 0 && !before.expected) this.measure(order - before.order, before.remaining - state.remaining);
     } else {
       this.windowTop = state.remaining;

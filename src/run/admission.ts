@@ -246,8 +246,8 @@ export class Admission<T> {
   }
 
   /**
-   * Under `rateLimit`: what a try's value or error announces of the server's budget, which may put the
-   * next start off. A reader that throws reads nothing; its error goes where errors with nowhere to go do.
+   * Under `rateLimit`: what a try's value or error announces of the server's budget, which moves the
+   * hold on the next start. A reader that throws reads nothing; its error goes where errors with nowhere to go do.
    */
   private heard(run: TaskRun<T>, outcome: unknown): void {
     const { announced } = this;
