@@ -74,7 +74,7 @@ export type SlowStartEvent<T = unknown> =
    * starts.
    */
   | (RunFields & { readonly type: 'pace'; readonly limit: number; readonly threshold: number | undefined; readonly dropped: boolean })
-  /** Under `retry.learnRate`: the start rate learned at a drop of the pace, in tasks per second. */
+  /** Under `retry.learnRate`: the starts allowed per pause after a drop of the pace, in tasks per second, as the pause ends. */
   | (RunFields & { readonly type: 'rate'; readonly perSecond: number })
   /** A result is about to be emitted. */
   | (RunFields & { readonly type: 'result'; readonly result: BatchResult<T> })

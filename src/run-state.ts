@@ -23,7 +23,7 @@ export interface SlowStartState {
   readonly threshold: number | undefined;
   /** The end of the last pause, on the scheduler's clock: the run is paused while `now < pausedUntil`. */
   readonly pausedUntil: number | undefined;
-  /** Under `retry.learnRate`, the start rate learned, in tasks per second. */
+  /** Under `retry.learnRate`, the starts allowed per pause, in tasks per second. */
   readonly rate: number | undefined;
   /** How the last run ended; `undefined` while one runs, and before any. */
   readonly ended: RunEnd<unknown>['how'] | undefined;

@@ -334,7 +334,7 @@ describe('events: throttles', () => {
     },
   );
 
-  it('retry.learnRate: the rate learned at a drop, and the pauses that space the starts after it', () => {
+  it('retry.learnRate: the rate learned as the pause after a drop ends, and the pauses that space the starts after it', () => {
     // No jitter: the throttle's pause is what it asked for.
     jest.spyOn(Math, 'random').mockReturnValue(0);
     const log = logged((log) => {
@@ -349,9 +349,10 @@ describe('events: throttles', () => {
       );
       slowStart(tasks, { initialBatchSize: 4, growthFactor: 1, events, retry: { delay: 100, learnRate: true } }).subscribe();
     });
-    // At 20, five successes since the first start at 0 (the fifth call's just before the throttle):
-    // 250 tasks a second, so after the pause the starts are 4 ms apart.
-    expect(log.slice(0, 3)).toEqual(['20 paused until 120 (throttle)', '20 rate 250/s', '120 paused until 124 (learned rate)']);
+    // By the end of the pause at 120, seven successes since the first start at 0, the two in flight at
+    // the throttle included: 90 % of them, 6.3 starts per 100 ms pause, is 63 a second, reported as the
+    // pause ends; the 6 whole starts are spread over the first quarter of it, 25 / 6 ms apart.
+    expect(log.slice(0, 3)).toEqual(['20 paused until 120 (throttle)', '120 rate 63/s', `120 paused until ${120 + 25 / 6} (learned rate)`]);
     jest.restoreAllMocks();
   });
 

@@ -310,14 +310,15 @@ describe('retry.learnRate', () => {
     expect(plain.tries.find(({ index, attempt }) => index === 3 && attempt === 2)?.at).toBe(121);
   });
 
-  it('after a drop, spaces starts by the successes per ms it learned, probing above them from the end of the pause', () => {
-    const r = run(plan, { ...window, retry: { when: () => true, delay: 100, learnRate: true } });
+  it('after a drop, allows each pause 90 % of what the run was served until it ended, spread over its first quarter', () => {
+    const long = [...plan, ...Array.from({ length: 8 }, () => [10])];
+    const r = run(long, { ...window, retry: { when: () => true, delay: 100, learnRate: true } });
     r.scheduler.flush();
-    // 3 successes between the first start at 0 and the drop at 21: one start per 7 ms. The retry starts
-    // when the pause ends, at 121; task 7 when the retry has succeeded, at 131, and the window allows a
-    // second task; task 8 one interval later, the rate raised by half of itself per second since 121.
-    const interval = (at: number) => 7 / (1 + (0.5 * (at - 121)) / 1000);
-    const task8 = 131 + interval(131);
+    // By the end of the pause at 121, six successes: tasks 0 to 2, and 4 to 6, in flight at the throttle.
+    // 90 % of them allows 5 starts in the 100 ms to the next pause's end, 25 / 5 ms apart: the retry at
+    // 121; task 7 when the retry has succeeded, at 131, and the window allows a second task; tasks 8 to
+    // 10 one interval apart. Task 11 waits for the cycle's end at 221. All 5 started unrefused, so that
+    // cycle allows 5.4 * 1.5 + 1 = 9.1 starts, 25 / 9 ms apart.
     const expected = [
       [0, 1, 0],
       [1, 1, 10],
@@ -328,16 +329,20 @@ describe('retry.learnRate', () => {
       [6, 1, 20],
       [3, 2, 121],
       [7, 1, 131],
-      [8, 1, task8],
-      [9, 1, task8 + interval(task8)],
+      [8, 1, 136],
+      [9, 1, 141],
+      [10, 1, 146],
+      [11, 1, 221],
+      [12, 1, 221 + 25 / 9],
+      [13, 1, 221 + 50 / 9],
     ];
-    const actual = startTimes(r);
+    const actual = startTimes(r).slice(0, expected.length);
     expect(actual.map(([index, attempt]) => [index, attempt])).toEqual(expected.map(([index, attempt]) => [index, attempt]));
-    // A timer starts task 8 while task 7 is still in flight, not its end at 141.
+    // Timers start tasks 8 to 10 while the ones before are still in flight.
     actual.forEach(([, , at], k) => expect(at).toBeCloseTo(expected[k][2], 9));
     expect(r.completedAt).toBeDefined();
     // Without it, the window alone starts tasks 7 and 8 together.
-    const alone = run(plan, { ...window, retry: { when: () => true, delay: 100 } });
+    const alone = run(long, { ...window, retry: { when: () => true, delay: 100 } });
     alone.scheduler.flush();
     expect(startTimes(alone).slice(8, 10)).toEqual([
       [7, 1, 131],
@@ -345,22 +350,19 @@ describe('retry.learnRate', () => {
     ]);
   });
 
-  it('keeps the rate it learned when nothing succeeded between two drops', () => {
-    // One task at a time: 3 successes by the drop at 31, one start per 31/3 ms. The retry at 131 is
-    // throttled again at 132, with no success since: the rate stays, and the probe starts again from
-    // the end of the new pause at 232, where the third try starts. Forgotten, the rate would let task 4
-    // start at 242, as soon as the third try succeeds; halved, at 232 + 62/3.
-    const r = run([[10], [10], [10], ['throttle', 'throttle', 10], [10], [10]], {
-      initialBatchSize: 1,
-      maxBatchSize: 1,
-      retry: { when: () => true, delay: 100, learnRate: true },
-    });
+  it('keeps 70 % of the allowance through a throttle with nothing served since', () => {
+    // One task at a time: 10 successes by the drop at 101 allow 9 starts per pause. The retry at 201 is
+    // throttled again at 202, with no success since: the next pause allows 6.3, so tasks 11 to 15 start
+    // one after another and task 16 waits for the cycle's end at 402. Forgotten, the allowance would be
+    // 1, and task 11 would wait for 402.
+    const steps = [
+      ...Array.from({ length: 10 }, () => [10]),
+      ['throttle' as const, 'throttle' as const, 10],
+      ...Array.from({ length: 6 }, () => [10]),
+    ];
+    const r = run(steps, { initialBatchSize: 1, maxBatchSize: 1, retry: { when: () => true, delay: 100, learnRate: true } });
     r.scheduler.flush();
-    const interval = (at: number) => 31 / 3 / (1 + (0.5 * (at - 232)) / 1000);
-    const times = r.tries.map(({ at }) => at);
-    expect(times.slice(0, 6)).toEqual([0, 10, 20, 30, 131, 232]);
-    expect(times[6]).toBeCloseTo(232 + interval(232), 9);
-    expect(times[7]).toBeCloseTo(times[6] + interval(times[6]), 9);
+    expect(r.tries.map(({ at }) => at).slice(10)).toEqual([100, 201, 302, 312, 322, 332, 342, 352, 402]);
   });
 
   it('never slows the run below one start per pause, whatever the throttles teach', () => {
@@ -378,16 +380,33 @@ describe('retry.learnRate', () => {
   });
 
   it('learns only when the pace drops: a throttle of a task started before the drop teaches nothing', () => {
-    // Two at a time: tasks 0 and 1 succeed at 10; tasks 2 to 5 start then, and 3 and 4 are both throttled
-    // at 11. Only task 3's throttle drops the pace: 2 successes in 11 ms, one start per 5.5 ms. Had
-    // task 4's throttle taught a rate too (no success since the drop: half of it), it would be 11 ms.
-    const twice = plan.map((steps, index) => (index === 4 ? ['throttle' as const, 10] : steps));
-    const r = run(twice, { ...window, initialBatchSize: 2, retry: { when: () => true, delay: 100, learnRate: true } });
+    // Two at a time: tasks 2 to 5 start at 10, task 3 is throttled at 11 and drops the pace, and task 4,
+    // started before the drop, is throttled at 120, after the pause. By 111 four successes: the cycle
+    // from 111 allows 3.6 starts, 25 / 3 ms apart, and the retry starts in it. The next cycle begins
+    // with task 4's retry at 220, after its pause, with the same allowance: task 6 follows 25 / 3 ms
+    // later, then 7, and task 8 waits for the cycle's end at 320. Had the throttle at 120 been a drop,
+    // the one success since 111 would leave 70 % of 3.6: 2 starts, 12.5 ms apart.
+    const r = run(plan, { ...window, initialBatchSize: 2, retry: { when: () => true, delay: 100, learnRate: true } });
+    const task4 = r.tasks[4];
+    let tries = 0;
+    const throttledLate = () =>
+      timer(110, r.scheduler).pipe(
+        map(() => {
+          throw 'throttle';
+        }),
+      );
+    r.tasks[4] = (context) => (++tries === 1 ? throttledLate() : task4(context));
     r.scheduler.flush();
-    const retries = r.tries.filter(({ attempt }) => attempt === 2).map(({ index, at }) => [index, at]);
-    expect(retries.map(([index]) => index)).toEqual([3, 4]);
-    expect(retries[0][1]).toBe(111);
-    expect(retries[1][1]).toBeCloseTo(116.5, 9);
+    const expected = [
+      [3, 2, 111],
+      [4, 2, 220],
+      [6, 1, 220 + 25 / 3],
+      [7, 1, 220 + 50 / 3],
+      [8, 1, 320],
+    ];
+    const actual = startTimes(r).filter(([, , at]) => at >= 111 && at <= 320);
+    expect(actual.map(([index, attempt]) => [index, attempt])).toEqual(expected.map(([index, attempt]) => [index, attempt]));
+    actual.forEach(([, , at], k) => expect(at).toBeCloseTo(expected[k][2], 9));
   });
 
   it('keeps the whole pause after a throttle that comes as a task starts', () => {
@@ -412,21 +431,21 @@ describe('retry.learnRate', () => {
     completed.scheduler.flush();
     expect(completed.tries.at(-1)?.index).toBe(9);
     expect(completed.scheduler.frame).toBe(completed.completedAt);
-    // Task 7 runs from 128 to 130, and task 8 may start at 135: the source fails at 129.
-    const failed = run(quick, options, { sourceErrorAt: 129 });
+    // Task 7 runs from 126 to 128, and task 8 may start at 131: the source fails at 127.
+    const failed = run(quick, options, { sourceErrorAt: 127 });
     failed.scheduler.flush();
     expect(failed.error).toEqual(new Error('task -1 failed'));
-    expect(failed.endedAt).toBe(130);
+    expect(failed.endedAt).toBe(128);
     expect(failed.scheduler.frame).toBe(failed.endedAt);
     // The same, when the subscriber leaves on the last result, emitted as the run ends.
     const left = run(quick, options, { leaveFrom: completed.completedAt });
     left.scheduler.flush();
     expect(left.emitted.at(-1)?.at).toBe(completed.completedAt);
     expect([left.completedAt, left.scheduler.frame]).toEqual([undefined, completed.completedAt]);
-    const leftBeforeTheError = run(quick, options, { sourceErrorAt: 129, leaveFrom: 130 });
+    const leftBeforeTheError = run(quick, options, { sourceErrorAt: 127, leaveFrom: 128 });
     leftBeforeTheError.scheduler.flush();
-    expect(leftBeforeTheError.emitted.at(-1)?.at).toBe(130);
-    expect([leftBeforeTheError.error, leftBeforeTheError.scheduler.frame]).toEqual([undefined, 130]);
+    expect(leftBeforeTheError.emitted.at(-1)?.at).toBe(128);
+    expect([leftBeforeTheError.error, leftBeforeTheError.scheduler.frame]).toEqual([undefined, 128]);
   });
 
   it('leaves nothing scheduled when a factory unsubscribes while starts are spaced', () => {

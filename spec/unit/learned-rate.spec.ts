@@ -1,19 +1,29 @@
 /**
- * The rate `retry.learnRate` learns from throttles, alone: times in, the earliest next start out.
+ * The allowance `retry.learnRate` learns from throttles, alone: times in, the earliest next start out.
  */
-import { JITTER, LearnedRate, PROBE_PER_SECOND } from '../../src/retry/learned-rate';
+import { GROWTH, JITTER, KEPT_AT_A_THROTTLE, LearnedRate, MARGIN, SPREAD } from '../../src/retry/learned-rate';
 import { MAX_TIMER_DELAY } from '../../src/timer-limit';
 
-/** A rate that saw `successes` successes between a first start at 0 and a drop at `dropAt`, pausing until `pauseEnd`. */
-function learnedFrom(successes: number, dropAt: number, pauseEnd: number): LearnedRate {
-  const rate = new LearnedRate();
+/**
+ * A rate whose first start was at 0, that saw `successes` successes by a drop at 100 with a pause of
+ * 100 ms, and whose first start after the pause, at 200, measured its allowance. Returns it, the next
+ * start's earliest time, and the rates it reported.
+ */
+function learnedFrom(successes: number) {
+  const reported: number[] = [];
+  const rate = new LearnedRate((perSecond) => reported.push(perSecond));
   rate.started(0);
   for (let k = 0; k < successes; k++) rate.succeeded();
-  rate.dropped(dropAt, pauseEnd);
-  return rate;
+  rate.dropped(100, 200);
+  const next = rate.started(200);
+  return { rate, next, reported };
 }
 
 describe('LearnedRate', () => {
+  it('has the documented constants', () => {
+    expect([MARGIN, KEPT_AT_A_THROTTLE, GROWTH, SPREAD, JITTER]).toEqual([0.9, 0.7, 0.5, 0.25, 0.05]);
+  });
+
   it('sets no limit before the pace has dropped', () => {
     const rate = new LearnedRate();
     for (let k = 0; k < 5; k++) rate.succeeded();
@@ -22,92 +32,109 @@ describe('LearnedRate', () => {
     expect(rate.started(7)).toBe(7);
   });
 
-  it('learns the successes per ms since the first start at the first drop, and spaces starts by it', () => {
-    // 4 successes in 40 ms: one start every 10 ms, counted from the first start after the pause.
-    const rate = learnedFrom(4, 40, 100);
-    expect(rate.started(100)).toBe(110);
-    expect(rate.started(100)).toBe(110);
+  it('sets no limit during the pause either: the allowance is measured when it ends', () => {
+    const rate = new LearnedRate();
+    rate.started(0);
+    rate.succeeded();
+    rate.dropped(10, 110);
+    expect(rate.started(50)).toBe(50);
   });
 
-  it('counts the first drop from the first start, not from when the rate was made', () => {
+  it('allows 90 % of the successes by the end of the pause per pause, spread over its first quarter', () => {
+    // 10 successes by the end of the pause at 200: 9 starts per 100 ms, 25 / 9 ms apart; the ninth
+    // start waits for the end of the cycle, at 300.
+    const { rate, next } = learnedFrom(10);
+    expect(next).toBeCloseTo(200 + 25 / 9, 9);
+    // Starts 2 to 8, each as early as allowed.
+    let at = next;
+    for (let start = 2; start <= 8; start++) at = rate.started(at);
+    expect(at).toBeCloseTo(200 + (8 * 25) / 9, 9);
+    expect(rate.started(at)).toBe(300);
+  });
+
+  it('counts what succeeds during the pause: the tries in flight at the throttle', () => {
+    const rate = new LearnedRate();
+    rate.started(0);
+    for (let k = 0; k < 4; k++) rate.succeeded();
+    rate.dropped(100, 200);
+    for (let k = 0; k < 6; k++) rate.succeeded();
+    // 10 by 200, as above: one start 25 / 9 ms after the first.
+    expect(rate.started(200)).toBeCloseTo(200 + 25 / 9, 9);
+  });
+
+  it('counts the first cycle from the first start, not from when the rate was made', () => {
     const rate = new LearnedRate();
     rate.started(60);
-    rate.started(70);
-    rate.succeeded();
-    rate.succeeded();
+    for (let k = 0; k < 20; k++) rate.succeeded();
     rate.dropped(80, 180);
-    // 2 successes in 80 - 60 = 20 ms.
-    expect(rate.started(180)).toBe(190);
+    // 18 starts per 100 ms: the cycle is the pause, whenever the first start was.
+    expect(rate.started(180)).toBeCloseTo(180 + 25 / 18, 9);
   });
 
-  it('counts the next drop from the last one, pauses included', () => {
-    const rate = learnedFrom(4, 40, 100);
-    rate.started(100);
-    for (let k = 0; k < 3; k++) rate.succeeded();
-    // 3 successes between the drops at 40 and 100: one start every 20 ms.
-    rate.dropped(100, 300);
-    expect(rate.started(300)).toBe(320);
+  it('begins the next cycle at the first start after one ran out, and grows the allowance by half plus one when all of it started', () => {
+    // 2 successes: 1.8 allowed, so one whole start per cycle of 100 ms.
+    const { rate, next } = learnedFrom(2);
+    expect(next).toBe(300);
+    // At 350 a new cycle: the last one started all it allowed, so this one allows 1.8 * 1.5 + 1 = 3.7,
+    // 3 whole starts, 25 / 3 ms apart, and waits for its end at 450.
+    expect(rate.started(350)).toBeCloseTo(350 + 25 / 3, 9);
+    expect(rate.started(350 + 25 / 3)).toBeCloseTo(350 + 50 / 3, 9);
+    expect(rate.started(350 + 50 / 3)).toBe(450);
   });
 
-  it('keeps the rate, and counts on from the drop before, when nothing succeeded since it', () => {
-    const rate = learnedFrom(4, 40, 100);
-    rate.started(100);
-    // An outage: a drop at 110 with no success since 40. The rate stays one start per 10 ms, and the
-    // probe starts again from the end of the new pause (from 100, it would be 5 % faster by now).
-    rate.dropped(110, 200);
-    expect(rate.started(200)).toBe(210);
-    // The next drop counts from 40: 6 successes in 300 ms, one start per 50 ms.
-    for (let k = 0; k < 6; k++) rate.succeeded();
-    rate.dropped(340, 400);
-    expect(rate.started(400)).toBe(450);
+  it('keeps the allowance of a cycle that did not start all of it', () => {
+    // 9 allowed; one start in the cycle from 200, then none until 400.
+    const { rate } = learnedFrom(10);
+    expect(rate.started(400)).toBeCloseTo(400 + 25 / 9, 9);
   });
 
-  it('sets no limit when the first drop comes before any success', () => {
-    const rate = learnedFrom(0, 40, 100);
-    expect(rate.started(100)).toBe(100);
+  it('keeps 70 % of the allowance at a throttle that saw less served, and never less than one start a pause', () => {
+    const { rate } = learnedFrom(10);
+    // A throttle at 210 with nothing served since: 70 % of 9, 6.3 starts per pause.
+    rate.dropped(210, 310);
+    expect(rate.started(310)).toBeCloseTo(310 + 25 / 6, 9);
+    // Throttles that serve nothing bring it down to one start per pause, and no further.
+    let at = 310;
+    for (let k = 0; k < 10; k++) {
+      rate.dropped(at, at + 100);
+      at += 100;
+      rate.started(at);
+    }
+    expect(rate.started(at)).toBe(at + 100);
   });
 
-  it('sets no limit when the successes took no time (synchronous tasks)', () => {
-    const rate = learnedFrom(3, 0, 0);
-    expect(rate.started(0)).toBe(0);
+  it('follows the last pause: a longer one spreads the same allowance wider', () => {
+    const { rate } = learnedFrom(10);
+    for (let k = 0; k < 10; k++) rate.succeeded();
+    rate.dropped(250, 1_250);
+    // 90 % of the 10 served in the cycle from 200: 9 per 1,000 ms.
+    expect(rate.started(1_250)).toBeCloseTo(1_250 + 250 / 9, 9);
   });
 
-  it('waits no longer between two starts than the pause after the last drop', () => {
-    // 1 success in 1,000 ms would mean one start per second; the pause after the drop was 10 ms.
-    const rate = learnedFrom(1, 1_000, 1_010);
-    expect(rate.started(1_010)).toBe(1_020);
-    // A drop with no pause sets no limit at all.
-    rate.succeeded();
-    rate.dropped(2_000, 2_000);
-    expect(rate.started(2_000)).toBe(2_000);
-  });
-
-  it(`probes above the learned rate from the end of the pause: by ${PROBE_PER_SECOND} of it per second`, () => {
-    expect(PROBE_PER_SECOND).toBe(0.5);
-    // 1 success per 10 ms; the pause ends at 100.
-    const rate = learnedFrom(4, 40, 100);
-    // Before the pause ends there is no probe yet.
-    expect(rate.started(50)).toBe(60);
-    // Two seconds after the pause: twice the learned rate, one start every 5 ms.
-    expect(rate.started(2_100)).toBe(2_105);
-    // Four seconds after: three times the rate.
-    expect(rate.started(4_100)).toBeCloseTo(4_100 + 10 / 3, 9);
-  });
-
-  it('reports the rate in tasks per second once a drop has measured one, and none before', () => {
+  it('treats a pause of no time as one of 1 ms', () => {
     const rate = new LearnedRate();
-    expect(rate.perSecond()).toBeUndefined();
     rate.started(0);
-    // A drop before any success measures nothing.
-    rate.dropped(10, 20);
-    expect(rate.perSecond()).toBeUndefined();
-    expect(learnedFrom(4, 40, 100).perSecond()).toBe(100);
+    for (let k = 0; k < 10; k++) rate.succeeded();
+    rate.dropped(40, 40);
+    expect(rate.started(40)).toBeCloseTo(40 + 0.25 / 9, 9);
+  });
+
+  it('reports each allowance it measures, in tasks per second, as the pause ends', () => {
+    const { rate, reported } = learnedFrom(10);
+    expect(reported).toEqual([90]);
+    // A cycle that runs out measures nothing new.
+    rate.started(400);
+    expect(reported).toEqual([90]);
+    rate.dropped(410, 1_410);
+    expect(reported).toEqual([90]);
+    rate.started(1_410);
+    // 70 % of 9 starts per 1,000 ms.
+    expect(reported[1]).toBeCloseTo(6.3, 9);
   });
 
   it(`lengthens a throttle's pause by up to ${JITTER} of it at random, never past what a timer holds`, () => {
-    expect(JITTER).toBe(0.05);
     const draws = [0, 0.5, 0.999, 0.999];
-    const rate = new LearnedRate(() => draws.shift() ?? 0);
+    const rate = new LearnedRate(undefined, () => draws.shift() ?? 0);
     expect(rate.jittered(1000)).toBe(1000);
     expect(rate.jittered(1000)).toBe(1025);
     expect(rate.jittered(1000)).toBeCloseTo(1049.95, 9);

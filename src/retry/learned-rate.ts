@@ -1,11 +1,14 @@
-// `retry.learnRate`: after a throttle, tasks also start no faster than the server has served them.
+// `retry.learnRate`: after a throttle, each pause's worth of time starts no more tasks than the server
+// served the run in the last one.
 //
-// A server's rate limit is usually a bucket of tokens: it serves a burst at once, then a steady rate.
-// A client sees the limit only when the bucket is empty, so a pace that grows until the next throttle
-// (§10) drains the bucket again and again, and every client sharing it draws a volley of throttles each
-// time. Between two throttles the bucket went from empty to empty, so what the server served in that
-// time, pauses included, is what the bucket refilled with: the rate. A client that starts tasks no
-// faster than that, and probes above it slowly, seldom empties the bucket.
+// A server that sends only `Retry-After` says nothing of its budget until it is spent. Its 429 then
+// says two things: the budget is spent, and when there is room again. What the run was served from the
+// end of the last pause to the end of this one is its share of one budget, and the pause is how long a
+// budget lasts: so the run may start that many tasks per pause, and no more, without being refused.
+// The starts of each pause are spread over its first quarter, not sent at once: clients sharing the
+// budget then find it spent one try each, not a volley each. A pause in which every allowed start went
+// out unrefused allows half as many again, plus one, in the next: capacity that other clients leave
+// (they finish, or the limit is raised) is found within a few pauses.
 import { MAX_TIMER_DELAY } from '../timer-limit.js';
 
 /**
@@ -14,45 +17,61 @@ import { MAX_TIMER_DELAY } from '../timer-limit.js';
  */
 export const JITTER = 0.05;
 
-/** How fast the allowed rate rises above the learned one: by this share of it per second without a drop. */
-export const PROBE_PER_SECOND = 0.5;
+/** The share of what a pause served that the next one allows: readings are a latency old. */
+export const MARGIN = 0.9;
 
 /**
- * The start rate a run has learned from its throttles, on the scheduler's clock (ms). Before the first
- * drop of the pace there is no limit; at each drop the rate becomes the successes per ms since the
- * previous drop (since the first start, for the first drop). It is never slower than one start per
- * pause after the last drop, and from the end of that pause it rises by {@link PROBE_PER_SECOND} of
- * itself per second, so that capacity freed later (another client finishing, a limit raised) is found
- * again.
+ * The least share of its allowance a throttle leaves: a throttle soon after a pause began has not
+ * seen the pause's whole share served, and an outage serves nothing at all.
+ */
+export const KEPT_AT_A_THROTTLE = 0.7;
+
+/** How much a pause's allowance grows when all of it started unrefused: by this share, plus one. */
+export const GROWTH = 0.5;
+
+/** The part of a pause over which its allowance is spread. */
+export const SPREAD = 0.25;
+
+/**
+ * The starts a run may make per pause, learned from its throttles, on the scheduler's clock (ms).
+ * Before the first drop of the pace there is no limit. At a drop the pause (a throttle's wait) becomes
+ * the length of a cycle; at the end of that pause the allowance becomes {@link MARGIN} of the successes
+ * since the cycle before began (since the first start, for the first drop), tries in flight at the drop
+ * included, and at least {@link KEPT_AT_A_THROTTLE} of the allowance before and at least one: a run is
+ * never slower than one start per pause.
  */
 export class LearnedRate {
-  /** @param random A number in [0, 1): the jitter of a throttle's pause. */
-  constructor(private readonly random: () => number = Math.random) {}
+  /**
+   * @param onLearned Told each allowance measured, as tasks per second.
+   * @param random A number in [0, 1): the jitter of a throttle's pause.
+   */
+  constructor(
+    private readonly onLearned?: (perSecond: number) => void,
+    private readonly random: () => number = Math.random,
+  ) {}
 
-  /** When successes began to be counted: the first start, then the last drop with a success since. */
-  private countingSince: number | undefined;
-  /** Successes counted since then. */
-  private successes = 0;
-  /** The learned rate in tasks per ms, once a drop has measured one. */
-  private perMs: number | undefined;
-  /** The pause after the last drop: the longest wait between two starts. */
-  private longestWait = 0;
-  /** When the probe above the learned rate begins: the end of the pause after the last drop. */
-  private probeFrom = 0;
+  /** When the current cycle began: the first start, the end of a pause, or the first start after a cycle ran out. */
+  private cycleStart: number | undefined;
+  /** How long a cycle lasts: the last drop's pause. */
+  private cycleLength = 0;
+  /** Successes since the cycle began, and through a pause, until the allowance is measured. */
+  private served = 0;
+  /** Starts in the current cycle. */
+  private startedInCycle = 0;
+  /** Starts a cycle allows, once a drop has measured it. */
+  private allowance: number | undefined;
+  /** Set from a drop to the first start after its pause: the tries in flight at the drop still count. */
+  private measuring = false;
 
   /** A task starts at `now`. Returns the earliest time the next one may start: `now` while there is no limit. */
   started(now: number): number {
-    this.countingSince ??= now;
-    if (this.perMs === undefined) return now;
-    // Throttles that are not about the rate (every first try refused, say) would otherwise teach lower
-    // and lower rates, each measured under the one before: the run would all but stop.
-    const base = Math.max(this.perMs, 1 / this.longestWait);
-    return now + 1 / (base * (1 + (PROBE_PER_SECOND * Math.max(0, now - this.probeFrom)) / 1000));
-  }
-
-  /** The rate learned at the last drop, in tasks per second; `undefined` before one measured it. */
-  perSecond(): number | undefined {
-    return this.perMs === undefined ? undefined : this.perMs * 1000;
+    this.cycleStart ??= now;
+    if (this.measuring && now >= this.cycleStart) this.measure();
+    if (this.allowance === undefined) return now;
+    if (now >= this.cycleStart + this.cycleLength) this.nextCycle(now, this.allowance);
+    const allowed = Math.max(1, Math.floor(this.allowance));
+    if (++this.startedInCycle >= allowed) return this.cycleStart + this.cycleLength;
+    return now + (SPREAD * this.cycleLength) / allowed;
   }
 
   /** A throttle asks for a pause of `pause` ms: it lasts up to {@link JITTER} of that longer, at random, within what a timer holds. */
@@ -62,18 +81,31 @@ export class LearnedRate {
 
   /** A task has succeeded. */
   succeeded(): void {
-    this.successes++;
+    this.served++;
   }
 
   /** The pace dropped at `now` after a throttle, and the pause ends at `pauseEnd`. */
   dropped(now: number, pauseEnd: number): void {
-    this.probeFrom = pauseEnd;
-    this.longestWait = pauseEnd - now;
-    // With nothing served since the last drop there is nothing to learn from, and the count runs on.
-    if (this.successes === 0) return;
-    // With no time between (synchronous tasks), the rate is infinite: no limit, which is what was seen.
-    this.perMs = this.successes / (now - (this.countingSince ?? now));
-    this.countingSince = now;
-    this.successes = 0;
+    this.cycleLength = Math.max(1, pauseEnd - now);
+    this.cycleStart = pauseEnd;
+    this.measuring = true;
+  }
+
+  /** The pause is over: what the cycle that ended with it served sets the next one's allowance. */
+  private measure(): void {
+    this.measuring = false;
+    const allowance = Math.max(1, this.served * MARGIN, (this.allowance ?? 0) * KEPT_AT_A_THROTTLE);
+    this.allowance = allowance;
+    this.startedInCycle = 0;
+    this.served = 0;
+    this.onLearned?.((allowance * 1000) / this.cycleLength);
+  }
+
+  /** A cycle ran out without a throttle at `now`: the next begins, with more if all of this one started. */
+  private nextCycle(now: number, allowance: number): void {
+    if (this.startedInCycle >= Math.floor(allowance)) this.allowance = allowance * (1 + GROWTH) + 1;
+    this.cycleStart = now;
+    this.startedInCycle = 0;
+    this.served = 0;
   }
 }

@@ -26,10 +26,12 @@ export interface RetryOptions {
    */
   delay?: number | ((attempt: number, error: unknown) => number);
   /**
-   * After a throttle, also start tasks no faster than the server served them between the last two
-   * drops of the pace, plus half of that rate for every second without a throttle, and never slower
-   * than one start per pause. For clients that share one rate limit with no coordinator (many
-   * browsers, many workers): each learns its share, so that the server's bucket is seldom emptied.
+   * After a throttle, also start no more tasks per pause than 90 % of what the server served the run
+   * from the end of the last pause to the end of this one, spread over the first quarter of each pause;
+   * half as many again, plus one, after a pause that started all it allowed unrefused; at a throttle,
+   * at least 70 % of the allowance before, and never fewer than one start per pause. For servers that
+   * send only `Retry-After`, and clients that share one rate limit with no coordinator (many browsers,
+   * many workers): each learns its share of the budget, so that it is seldom spent before the reset.
    * Without it, only the pace limits the starts, and it grows until the next throttle.
    * @default false
    */

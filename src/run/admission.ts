@@ -66,7 +66,7 @@ export class Admission<T> {
   private heldUntil = -Infinity;
   /** The timer that ends the pause, while one is scheduled. */
   private pauseTimer: Cancellable | undefined;
-  /** Under `retry.learnRate`, the start rate learned from throttles: it spaces starts with short pauses. */
+  /** Under `retry.learnRate`, the starts per pause learned from throttles: it spaces them, and holds the rest. */
   private readonly learnedRate: LearnedRate | undefined;
   /** Under `rateLimit`, the budget the server announces, and what reads it from a try's value or error. */
   private readonly announced: { readonly budget: AnnouncedBudget; readonly read: NonNullable<ResolvedOptions['rateLimit']> } | undefined;
@@ -99,7 +99,9 @@ export class Admission<T> {
   ) {
     this.concurrency = options.concurrency;
     this.retry = options.retry;
-    this.learnedRate = options.retry?.learnRate === true ? new LearnedRate() : undefined;
+    const { reporter } = parts;
+    this.learnedRate =
+      options.retry?.learnRate === true ? new LearnedRate(reporter && ((perSecond) => reporter.rate(perSecond))) : undefined;
     this.announced = options.rateLimit === undefined ? undefined : { budget: new AnnouncedBudget(), read: options.rateLimit };
   }
 
@@ -164,7 +166,7 @@ export class Admission<T> {
     const left = until - this.clock.now();
     if (left <= 0) return false;
     // No longer than setTimeout allows: a throttle's pause is capped at that limit, and
-    // `learnRate` waits no longer between two starts than the pause after the last drop.
+    // `learnRate` waits no longer between two starts than a pause it was asked for.
     this.pauseTimer ??= this.clock.schedule(() => {
       this.pauseTimer = undefined;
       this.wake();
@@ -308,8 +310,6 @@ export class Admission<T> {
     if (this.pacing.throttled(run.round, this.parts.tasks.active + 1)) {
       this.learnedRate?.dropped(now, this.pausedUntil);
       this.reportPace(true);
-      const rate = this.learnedRate?.perSecond();
-      if (rate !== undefined) reporter?.rate(rate);
     }
     this.retries.push({ group: run.group, position: run.position, factory: run.factory, attempt: run.attempt, reason: error });
     return false;
