@@ -28,6 +28,16 @@ const LIFETIME_MS = 15 * 60_000;
 
 let served = 0;
 let refused = 0;
+/** When the first request since the last reset came: the run's first window is the second after it. */
+let firstAt: number | undefined;
+/** 429s in that first second, before a client can have learned anything of the budget. */
+let refusedFirstSecond = 0;
+
+/** Counts a 429. */
+function refuse(): void {
+  refused++;
+  if (firstAt !== undefined && Date.now() - firstAt < 1000) refusedFirstSecond++;
+}
 
 /** A log-normal latency with the given median (Box-Muller). */
 function latency(): number {
@@ -45,7 +55,7 @@ const expressMiddleware = rateLimit({
   legacyHeaders: false,
   keyGenerator: () => 'shared',
   handler: (_req, res, _next, options) => {
-    refused++;
+    refuse();
     res.status(options.statusCode).send('too many');
   },
 });
@@ -64,7 +74,7 @@ function flexibleLimiter(): Limiter {
     limiter.consume('shared').then(
       () => next(),
       (rejection: RateLimiterRes) => {
-        refused++;
+        refuse();
         res.set('Retry-After', String(Math.round(rejection.msBeforeNext / 1000) || 1));
         res.status(429).send('too many');
       },
@@ -76,17 +86,22 @@ let limiter = kind === 'express' ? expressLimiter() : flexibleLimiter();
 
 const app = express();
 app.get('/stats', (_req, res) => {
-  res.json({ served, refused });
+  res.json({ served, refused, refusedFirstSecond });
 });
 app.post('/reset', (_req, res) => {
   served = 0;
   refused = 0;
+  firstAt = undefined;
+  refusedFirstSecond = 0;
   limiter = kind === 'express' ? expressLimiter() : flexibleLimiter();
-  res.json({ served, refused });
+  res.json({ served, refused, refusedFirstSecond });
 });
 app.get(
   '/task',
-  (req, res, next) => limiter(req, res, next),
+  (req, res, next) => {
+    firstAt ??= Date.now();
+    limiter(req, res, next);
+  },
   (_req, res) => {
     setTimeout(() => {
       served++;
