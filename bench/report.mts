@@ -73,7 +73,7 @@ export function consoleReport(results: readonly ScenarioResult[]): string {
       ),
     ),
   );
-  const notes = results.flatMap((result) => result.targets.filter((target) => target.note));
+  const notes = results.flatMap((result) => result.targets.filter((target) => !target.met && target.note));
   for (const target of notes) lines.push('', `Not met: ${target.description}. ${target.note}`);
   return lines.join('\n');
 }
