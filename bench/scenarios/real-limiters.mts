@@ -200,7 +200,7 @@ function report(setting: Setting, runs: Map<Strategy, Run[]>, limits: Limits) {
       met: ratio(judged, 'refused') <= limits.refused,
       note:
         `${format.count(refusedFirst)} of ${name}'s ${format.count(med(judged, 'refused'))} 429s (medians) came in the ` +
-        `first second, before any client had been refused or heard the budget; that second alone is ` +
+        `run's first second, its first window, while every client ramps up from its first try; that second alone is ` +
         `${format.ratio(refusedFirst / Math.max(1, med('baseline', 'refused')))} of the baseline's 429s.`,
     },
   ];
