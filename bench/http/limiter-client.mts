@@ -3,8 +3,9 @@
  * start-up stays out of the runs. Each line on stdin is a run: `{"url","strategy","tasks","start",
  * "concurrency"}`; the client makes `tasks` requests to `url` with real `fetch` by `strategy`, starting
  * at `start` (ms since the epoch, so that every client starts at one instant), and prints
- * `{"completed":N,"finishedAt":T}`, after a first line `{"ready":true}` once it can take orders. A run
- * gives up after 120 s; stdin's end ends the process.
+ * `{"completed":N,"finishedAt":T,"firstSecond":F}` (F: the tasks completed in the run's first second),
+ * after a first line `{"ready":true}` once it can take orders. A run gives up after 120 s; stdin's end
+ * ends the process.
  */
 import { createInterface } from 'node:readline';
 import { defer, from, lastValueFrom, mergeMap, retry, takeUntil, timer, type Observable } from 'rxjs';
@@ -26,7 +27,13 @@ const serverDelay = (error: unknown) => timer(retryAfter(error) ?? 1000);
 /** The same waits for ours: what the server asks, or a second, and no backoff of its own on top. */
 const throttle = { when: (error: unknown) => (is429(error) ? (retryAfter(error) ?? 1000) : false), delay: 0, maxAttempts: 101 };
 
-async function runOrder({ url, strategy, tasks, start, concurrency }: Order): Promise<{ completed: number; finishedAt: number }> {
+async function runOrder({
+  url,
+  strategy,
+  tasks,
+  start,
+  concurrency,
+}: Order): Promise<{ completed: number; finishedAt: number; firstSecond: number }> {
   /** Tasks that succeeded: each succeeds once, whatever the tries it took. */
   let completed = 0;
   /** A request; a 429 (or any other failure) is thrown as the Response, which carries its headers. */
@@ -53,9 +60,13 @@ async function runOrder({ url, strategy, tasks, start, concurrency }: Order): Pr
   const run = strategies[strategy];
   if (run === undefined) throw new Error(`unknown strategy ${strategy}`);
   await new Promise((resolve) => setTimeout(resolve, Math.max(0, start - Date.now())));
+  /** What the run completed in its first second, the window in which every client ramps up. */
+  let firstSecond: number | undefined;
+  const mark = setTimeout(() => (firstSecond = completed), 1000);
   // A run that gives up errors: what it completed is counted all the same.
   await lastValueFrom(run().pipe(takeUntil(timer(DEADLINE_MS))), { defaultValue: undefined }).catch(() => undefined);
-  return { completed, finishedAt: Date.now() };
+  clearTimeout(mark);
+  return { completed, finishedAt: Date.now(), firstSecond: firstSecond ?? completed };
 }
 
 process.stdout.write('{"ready":true}\n');

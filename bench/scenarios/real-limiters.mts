@@ -33,6 +33,16 @@ interface Run {
   completed: number;
   makespan: number;
   spread: number;
+  /** The fewest and the most tasks one client completed in the run's first second. */
+  firstSecondFewest: number;
+  firstSecondMost: number;
+}
+
+/** What a client answers for a run. */
+interface Answer {
+  completed: number;
+  finishedAt: number;
+  firstSecond: number;
 }
 
 /** Starts a limiter server and resolves with it and its port once it listens. */
@@ -76,9 +86,9 @@ class Client {
     });
   }
 
-  run(order: object): Promise<{ completed: number; finishedAt: number }> {
+  run(order: object): Promise<Answer> {
     return new Promise((resolvePromise) => {
-      this.answers.push((line) => resolvePromise(JSON.parse(line) as { completed: number; finishedAt: number }));
+      this.answers.push((line) => resolvePromise(JSON.parse(line) as Answer));
       this.child.stdin?.write(`${JSON.stringify(order)}\n`);
     });
   }
@@ -100,6 +110,8 @@ async function runOnce(base: string, clients: readonly Client[], strategy: Strat
     completed: answers.reduce((sum, c) => sum + c.completed, 0),
     makespan: Math.max(...finished),
     spread: Math.max(...finished) - Math.min(...finished),
+    firstSecondFewest: Math.min(...answers.map((c) => c.firstSecond)),
+    firstSecondMost: Math.max(...answers.map((c) => c.firstSecond)),
   };
 }
 
@@ -172,7 +184,10 @@ function report(setting: Setting, runs: Map<Strategy, Run[]>, limits: Limits) {
       `${format.count(med(strategy, 'refusedFirstSecond'))} in the first second; ` +
       `makespan ${format.ms(med(strategy, 'makespan'))} (${range(strategy, 'makespan')} ms), ${format.ratio(ratio(strategy, 'makespan'))} of the baseline's; ` +
       `capacity used ${(capacity(strategy) * 100).toFixed(0)} %` +
-      (clients > 1 ? `; finish spread ${format.ms(med(strategy, 'spread'))}` : ''),
+      (clients > 1
+        ? `; finish spread ${format.ms(med(strategy, 'spread'))}; ` +
+          `${format.count(med(strategy, 'firstSecondFewest'))} to ${format.count(med(strategy, 'firstSecondMost'))} tasks a client in the first second`
+        : ''),
   }));
   const { judged } = limits;
   const name = OPTION_OF[judged] ?? judged;
@@ -210,6 +225,11 @@ function report(setting: Setting, runs: Map<Strategy, Run[]>, limits: Limits) {
       measured: format.ratio(ratio(judged, 'spread')),
       limit: '<= 1',
       met: ratio(judged, 'spread') <= 1,
+      note:
+        `In the run's first second, from which each client learns its share, one client completed ` +
+        `${format.count(med(judged, 'firstSecondFewest'))} to ${format.count(med(judged, 'firstSecondMost'))} tasks with ${name}, ` +
+        `${format.count(med('baseline', 'firstSecondFewest'))} to ${format.count(med('baseline', 'firstSecondMost'))} with the baseline ` +
+        `(medians of the fewest and the most).`,
     });
   }
   return { figures, targets };
@@ -275,7 +295,7 @@ export const realLimiters: Scenario = {
         `${REPETITIONS} repetitions; figures are medians, with ranges, and ratios are the medians of each repetition's ratio ` +
         `to the baseline's run beside it. Ours wait what the server asks, or a second, with no backoff of their own ` +
         `(\`delay: 0\`), as the baseline does. 429s are the server's count; capacity used is what it served against the ` +
-        `rate times the makespan; the server also counts the 429s of the second after a run's first request. The targets ` +
+        `rate times the makespan; the server also counts the 429s of the second after a run's first request, and each client what it completed in the run's first second. The targets ` +
         `judge \`rateLimit\` where the server announces its budget (express) and \`learnRate\` where it sends only ` +
         `\`Retry-After\` (rate-limiter-flexible, and the tab), the pace for each. One tab: a single client with ${TAB.concurrency} in flight (\`mergeMap(task, ${TAB.concurrency})\` ` +
         `for the baseline, \`maxBatchSize: ${TAB.concurrency}\` for ours) runs ${TAB.tasks} tasks against rate-limiter-flexible ` +
