@@ -17,6 +17,11 @@ const SIGMA = 0.5;
 const LATENCY_SEED = 21;
 const JITTER_SEED = 4_021;
 /**
+ * `learnRate` lengthens each throttle's pause by a draw of `Math.random`: during a run it draws from a
+ * PRNG with this seed, so that the figures of our side repeat exactly too.
+ */
+const PAUSE_JITTER_SEED = 8_021;
+/**
  * Further runs with every seed moved by each of these, to show the figures are not those of one draw of
  * latencies and jitter: the targets are judged on the first run, the spread is reported.
  */
@@ -123,13 +128,15 @@ function client(
   }
 }
 
-/** Every client at once against one fresh server on one fresh virtual clock. */
-function runSide(side: Side, rate: number, seedShift = 0): SideRun {
-  const scheduler = new VirtualTimeScheduler();
-  const options: ServerOptions = { rate, burst: rate * BURST_SECONDS };
-  const server = new RateLimitedServer(scheduler, options);
-  const tries = new Array<number>(TASKS).fill(0);
-  const clients: ClientRun[] = [];
+/** Subscribes every client on one virtual clock, runs the clock out, and unsubscribes them. */
+function runClients(
+  side: Side,
+  server: RateLimitedServer,
+  scheduler: VirtualTimeScheduler,
+  tries: number[],
+  clients: ClientRun[],
+  seedShift: number,
+): void {
   const subscriptions = Array.from({ length: CLIENTS }, (_, index) => {
     const run: ClientRun = { completedTasks: 0, ended: NaN, error: undefined };
     clients.push(run);
@@ -144,6 +151,22 @@ function runSide(side: Side, rate: number, seedShift = 0): SideRun {
   });
   scheduler.flush();
   for (const subscription of subscriptions) subscription.unsubscribe();
+}
+
+/** Every client at once against one fresh server on one fresh virtual clock. */
+function runSide(side: Side, rate: number, seedShift = 0): SideRun {
+  const scheduler = new VirtualTimeScheduler();
+  const options: ServerOptions = { rate, burst: rate * BURST_SECONDS };
+  const server = new RateLimitedServer(scheduler, options);
+  const tries = new Array<number>(TASKS).fill(0);
+  const clients: ClientRun[] = [];
+  const random = Math.random;
+  Math.random = seededRandom(PAUSE_JITTER_SEED + seedShift);
+  try {
+    runClients(side, server, scheduler, tries, clients, seedShift);
+  } finally {
+    Math.random = random;
+  }
   const makespan = Math.max(...clients.map((run) => (Number.isNaN(run.ended) ? scheduler.now() : run.ended)));
   const completedTasks = clients.reduce((sum, run) => sum + run.completedTasks, 0);
   if (clients.every((run) => run.error === undefined) && server.accepted !== completedTasks)
@@ -280,7 +303,8 @@ export const manyClients: Scenario = {
         `Ours, per client: \`slowStart(tasks, { pacing: 'window', maxBatchSize: ${BASELINE_CONCURRENCY}, scheduler, retry: { learnRate: true, when: error => is429(error) ? ` +
         `(retryAfter(error) ?? true) : false, maxAttempts: ${MAX_ATTEMPTS}, delay: backoff } })\`, the same seeded ` +
         'backoff as the baseline, so a pause is the longer of it and `Retry-After`; `maxBatchSize` is the ' +
-        "baseline's concurrency, so that both sides have the same cap on what is in flight. " +
+        "baseline's concurrency, so that both sides have the same cap on what is in flight. `learnRate` lengthens each " +
+        `throttle's pause by up to 5 % drawn from \`Math.random\`, which draws from a PRNG seeded per run (${PAUSE_JITTER_SEED}) while it runs. ` +
         "'Ours without learnRate' is the same with `learnRate: false`: §10's pace alone. " +
         'Makespan: virtual time when the last client ends. Capacity used: requests accepted / (rate × makespan); ' +
         'the full bucket at the start lets it exceed 100 % slightly. The targets are judged on the seeds above; the ' +
