@@ -152,7 +152,7 @@ async function compare(setting: Setting): Promise<Map<Strategy, Run[]>> {
 /** The targets a setting's new pace is held to, and which strategy is that pace there. */
 interface Limits {
   /** `rate-limit` where the server announces its budget, `learn-rate` where it sends only `Retry-After`. */
-  readonly judged: Strategy;
+  readonly judged: keyof typeof OPTION_OF;
   readonly makespan: number;
   readonly refused: number;
   /** Whether the clients' finish spread is held to the baseline's: there is none with one client. */
@@ -160,7 +160,7 @@ interface Limits {
 }
 
 /** The option each judged strategy stands for, as the targets name it. */
-const OPTION_OF: Partial<Record<Strategy, string>> = { 'rate-limit': 'rateLimit', 'learn-rate': 'learnRate' };
+const OPTION_OF = { 'rate-limit': 'rateLimit', 'learn-rate': 'learnRate' } as const;
 
 /** What `runs` of `setting` show, strategy by strategy, and the targets the new pace is held to. */
 function report(setting: Setting, runs: Map<Strategy, Run[]>, limits: Limits) {
@@ -190,7 +190,7 @@ function report(setting: Setting, runs: Map<Strategy, Run[]>, limits: Limits) {
         : ''),
   }));
   const { judged } = limits;
-  const name = OPTION_OF[judged] ?? judged;
+  const name = OPTION_OF[judged];
   const refusedFirst = med(judged, 'refusedFirstSecond');
   const targets: TargetResult[] = [
     {
