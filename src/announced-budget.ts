@@ -28,10 +28,12 @@ const MIN_SHARE = 0.01;
 /** The resolution of an announced reset, and the window assumed when none is announced. */
 const SECOND = 1000;
 /**
- * The part of its share a client takes. What it reads is a latency old, and the shares clients measure
- * while they start at different moments add up to more than the whole: a margin, against the 429s.
+ * The part of its share a client takes. What it reads is a latency old: while the budget falls by
+ * what every client has in flight, each one's reading overstates what is left, and the tries all of
+ * them start on it would be refused at the end of a window. Measured against real limiters, 0.85 drew
+ * three times the 429s of 0.6, and 0.5 left a tenth of a small window's budget unspent.
  */
-export const MARGIN = 0.85;
+export const MARGIN = 0.6;
 /** What the share's measures from earlier windows count for in a new one. */
 const DECAY = 0.5;
 /** The most a start after a reset is put off at random: enough to spread clients, short against a window. */
@@ -85,21 +87,23 @@ export class AnnouncedBudget {
     // More remaining than the latest, but no more than the window began with: counted before it all the same.
     if (beforeReset && state.remaining > before.remaining && state.remaining <= this.windowTop) return;
     const sameWindow = beforeReset && state.remaining <= before.remaining;
-    if (sameWindow) {
-      // Not measured on a spent budget, whose fall is no longer seen, nor on the first announcement
-      // after a reset: what the window lost before the client came back is not its share.
-      if (state.remaining > 0 && !before.expected) this.measure(order - before.order, before.remaining - state.remaining);
+    if (before === undefined) {
+      // The run's first announcement: its own tries so far against what the window has lost.
+      if (state.limit !== undefined) this.measure(order, state.limit - state.remaining);
+    } else if (sameWindow && !before.expected) {
+      // Not measured on a spent budget, whose fall is no longer seen.
+      if (state.remaining > 0) this.measure(order - before.order, before.remaining - state.remaining);
     } else {
-      this.windowTop = state.remaining;
-      if (before === undefined) {
-        // The run's first announcement: its own tries so far against what the window has lost.
-        if (state.limit !== undefined) this.measure(order, state.limit - state.remaining);
-      } else {
-        // Earlier windows count for less: the clients drawing from the budget come and go.
-        this.ownInWindow *= DECAY;
-        this.fallInWindow *= DECAY;
-      }
+      // A new window: earlier ones count for less, as the clients drawing from the budget come and go.
+      this.ownInWindow *= DECAY;
+      this.fallInWindow *= DECAY;
+      // The try that hears where a window stands after the reset is measured from the window's top:
+      // what the other clients drew before it counts against the share, as it does in the rest of the
+      // window. Left out, the shares of clients that come back at different moments add up to more
+      // than the whole.
+      if (before.expected && sameWindow && state.remaining > 0) this.measure(order - before.order, this.windowTop - state.remaining);
     }
+    if (!sameWindow) this.windowTop = state.remaining;
     const resetAt = sameWindow && !before.expected ? Math.min(before.resetAt, upperReset) : upperReset;
     this.budget = Math.max(state.limit ?? 0, this.windowTop);
     this.windowLength = state.window ?? SECOND;

@@ -76,10 +76,11 @@ describe('rateLimit (contract §13)', () => {
     for (const at of paced.served) perWindow.set(Math.floor(at / 1000), (perWindow.get(Math.floor(at / 1000)) ?? 0) + 1);
     expect(Math.max(...perWindow.values())).toBeLessThanOrEqual(5);
     expect(paced.paused.every((e) => e.type === 'paused' && e.cause === 'rate limit')).toBe(true);
-    // Spread: the first request, answered at 10, says 4 are left for 1 s: the next starts at 250.
-    // 85 % of the window's 5 go as fast as the pace grows: 4. Then nothing until the reset announced
-    // with the first answer (at 10, for 1 s), one try to hear the new window, and 3 more.
-    expect(paced.served).toEqual([0, 10, 10, 20, 1010, 1020, 1020, 1020, 2020, 2030, 2030, 2030]);
+    // The first request, answered at 10, says 4 are left: 60 % of them go at once, as fast as the pace
+    // grows, and 60 % of what each newer answer says is left. 4 of the window's 5 go, the fifth is held
+    // back: 60 % of 1 is not a try. Then nothing until the reset announced with the first answer (at 10,
+    // for 1 s), one try to hear the new window, and 3 more as their answers come.
+    expect(paced.served).toEqual([0, 10, 10, 20, 1010, 1020, 1020, 1030, 2020, 2030, 2030, 2040]);
   });
 
   it('changes nothing while no response announces a budget', () => {

@@ -13,8 +13,8 @@ const budget = (remaining: number, resetIn: number, limit?: number, window?: num
 const pace = () => new AnnouncedBudget(() => 0);
 
 describe('AnnouncedBudget (contract §13)', () => {
-  it('takes 85 % of its share', () => {
-    expect(MARGIN).toBe(0.85);
+  it('takes 60 % of its share', () => {
+    expect(MARGIN).toBe(0.6);
   });
 
   it('sets no limit before the first announcement', () => {
@@ -23,19 +23,19 @@ describe('AnnouncedBudget (contract §13)', () => {
 
   it('lets tries start at once while what remains covers the tries not counted in it, and one more', () => {
     const p = pace();
-    // Try 1 read 4 left, 3.4 of them its own to take; the tries started after it are not counted in
-    // it. Tries 2 to 4 may start.
+    // Try 1 read 4 left, 2.4 of them its own to take; the tries started after it are not counted in
+    // it. Tries 2 and 3 may start.
     p.announced(budget(4, 1000), 10, 1);
     expect(p.nextStart(10, 1)).toBe(10);
-    expect(p.nextStart(10, 3)).toBe(10);
-    // With 4 started, 3.4 - 3 is less than a try: the fifth waits for the reset.
-    expect(p.nextStart(10, 4)).toBe(1010);
-    expect(p.nextStart(600, 4)).toBe(1010);
-    // Exactly one try left is one more.
+    expect(p.nextStart(10, 2)).toBe(10);
+    // With 3 started, 2.4 - 2 is less than a try: the fourth waits for the reset.
+    expect(p.nextStart(10, 3)).toBe(1010);
+    expect(p.nextStart(600, 3)).toBe(1010);
+    // Exactly one try left is one more: 12 of 20, with 11 not counted.
     const exact = pace();
     exact.announced(budget(20, 1000), 0, 1);
-    expect(exact.nextStart(0, 17)).toBe(0);
-    expect(exact.nextStart(0, 18)).toBe(1000);
+    expect(exact.nextStart(0, 12)).toBe(0);
+    expect(exact.nextStart(0, 13)).toBe(1000);
   });
 
   it('waits for the reset and a little more, drawn once per announcement', () => {
@@ -72,10 +72,10 @@ describe('AnnouncedBudget (contract §13)', () => {
     p.announced(budget(40, 1000), 30, 8);
     expect(p.nextStart(30, 8)).toBe(30);
     // It opens a window: the share's measures so far count for half, 2 tries of 4 fallen, and the
-    // next announcement adds 1 of 1. 85 % of 3/5 of 39 is 19.89: tries 10 to 28.
+    // next announcement adds 1 of 1. 60 % of 3/5 of 39 is 14.04: tries 10 to 23.
     p.announced(budget(39, 1000), 40, 9);
-    expect(p.nextStart(40, 27)).toBe(40);
-    expect(p.nextStart(40, 28)).toBe(1030);
+    expect(p.nextStart(40, 22)).toBe(40);
+    expect(p.nextStart(40, 23)).toBe(1030);
   });
 
   it('tells its share from its own tries against the fall of the budget between two announcements', () => {
@@ -83,23 +83,23 @@ describe('AnnouncedBudget (contract §13)', () => {
     p.announced(budget(100, 10_000), 0, 1);
     // Tries 2 to 5 are its own: of the budget's fall of 20 between tries 1 and 5, a share of 4/20.
     p.announced(budget(80, 10_000), 100, 5);
-    // 85 % of 1/5 of 80 is 13.6: tries 6 to 18 may start, the 19th waits.
+    // 60 % of 1/5 of 80 is 9.6: tries 6 to 14 may start, the 15th waits.
     expect(p.nextStart(100, 5)).toBe(100);
-    expect(p.nextStart(100, 17)).toBe(100);
-    expect(p.nextStart(100, 18)).toBe(10_000);
+    expect(p.nextStart(100, 13)).toBe(100);
+    expect(p.nextStart(100, 14)).toBe(10_000);
   });
 
   it("takes the run's first announcement against the limit: its tries so far, for what the window lost", () => {
     const p = pace();
-    // The first try read 190 of 200: 10 gone for its one try, a share of 1/10, 16.15 of what remains.
+    // The first try read 190 of 200: 10 gone for its one try, a share of 1/10, 11.4 of what remains.
     p.announced(budget(190, 1000, 200), 0, 1);
-    expect(p.nextStart(0, 16)).toBe(0);
-    expect(p.nextStart(0, 17)).toBe(1000);
-    // Without a limit it sees no other client yet: all of it, 161.5.
+    expect(p.nextStart(0, 11)).toBe(0);
+    expect(p.nextStart(0, 12)).toBe(1000);
+    // Without a limit it sees no other client yet: all of it, 114.
     const alone = pace();
     alone.announced(budget(190, 1000), 0, 1);
-    expect(alone.nextStart(0, 161)).toBe(0);
-    expect(alone.nextStart(0, 162)).toBe(1000);
+    expect(alone.nextStart(0, 114)).toBe(0);
+    expect(alone.nextStart(0, 115)).toBe(1000);
   });
 
   it('rounds the fraction of a try its share leaves up or down at random, once per window', () => {
@@ -107,16 +107,16 @@ describe('AnnouncedBudget (contract §13)', () => {
       const draws = [spare, 0];
       const p = new AnnouncedBudget(() => draws.shift() ?? 0);
       p.announced(budget(101, 10_000), 0, 1);
-      // 45 tries of its own for a fall of 90: a share of 1/2, 85 % of which is 4.675 of the 11 that remain.
+      // 45 tries of its own for a fall of 90: a share of 1/2, 60 % of which is 3.3 of the 11 that remain.
       p.announced(budget(11, 10_000), 10, 46);
       return p;
     };
-    // Drawn 0.5, the fraction rounds up: five more may start (tries 47 to 51).
-    expect(withDraw(0.5).nextStart(10, 50)).toBe(10);
-    expect(withDraw(0.5).nextStart(10, 51)).toBe(10_000);
-    // Drawn 0.2, it rounds down: four.
-    expect(withDraw(0.2).nextStart(10, 49)).toBe(10);
-    expect(withDraw(0.2).nextStart(10, 50)).toBe(10_000);
+    // Drawn 0.8, the fraction rounds up: four more may start (tries 47 to 50).
+    expect(withDraw(0.8).nextStart(10, 49)).toBe(10);
+    expect(withDraw(0.8).nextStart(10, 50)).toBe(10_000);
+    // Drawn 0.2, it rounds down: three.
+    expect(withDraw(0.2).nextStart(10, 48)).toBe(10);
+    expect(withDraw(0.2).nextStart(10, 49)).toBe(10_000);
   });
 
   it('does not measure its share on a spent budget: its fall is no longer seen', () => {
@@ -124,10 +124,10 @@ describe('AnnouncedBudget (contract §13)', () => {
     p.announced(budget(100, 10_000), 0, 1);
     p.announced(budget(90, 10_000), 10, 2);
     p.announced(budget(0, 10_000), 20, 3);
-    // Still a share of 1/10 once the next window comes: 8.5 of its 100.
+    // Still a share of 1/10 once the next window comes: 6 of its 100.
     p.announced(budget(100, 10_000), 10_000, 4);
-    expect(p.nextStart(10_000, 11)).toBe(10_000);
-    expect(p.nextStart(10_000, 12)).toBe(20_000);
+    expect(p.nextStart(10_000, 9)).toBe(10_000);
+    expect(p.nextStart(10_000, 10)).toBe(20_000);
   });
 
   it('keeps the soonest reset a window announced: each is an upper bound', () => {
@@ -158,11 +158,12 @@ describe('AnnouncedBudget (contract §13)', () => {
     // At the reset: one try (the 12th). The next waits for a window's length, or an announcement.
     expect(p.nextStart(1000, 11)).toBe(1000);
     expect(p.nextStart(1000, 12)).toBe(2000);
-    // Try 12 read 40 left: other clients came first. The fall before it is not the client's share,
-    // which stays 2/10: 6.8 of the 40, tries 13 to 18, before a reset a second from that announcement.
-    p.announced(budget(40, 1000, 100, 1000), 1030, 12);
-    expect(p.nextStart(1030, 17)).toBe(1030);
-    expect(p.nextStart(1030, 18)).toBe(2030);
+    // Try 12 read 90 left: other clients drew 9 before it came back, and that counts against its share
+    // as in the rest of a window. With the window before at half, (1 + 1) / (5 + 10) = 2/15; 60 % of it
+    // is 7.2 of the 90, tries 13 to 19, before a reset a second from that announcement.
+    p.announced(budget(90, 1000, 100, 1000), 1030, 12);
+    expect(p.nextStart(1030, 18)).toBe(1030);
+    expect(p.nextStart(1030, 19)).toBe(2030);
   });
 
   it('expects the limit after a reset, though no window was read with all of it', () => {
@@ -172,8 +173,9 @@ describe('AnnouncedBudget (contract §13)', () => {
     p.announced(budget(0, 1000, 100), 10, 2);
     expect(p.nextStart(10, 2)).toBe(1000);
     expect(p.nextStart(1000, 2)).toBe(1000);
-    // The try after the reset read 95; a newer one 98, having reached the server first: within the
-    // limit the new window began with, so old news. 85 % of 1/10 of 95 is 8.075: tries 4 to 11.
+    // The try after the reset read 95: 5 gone, its own among them, for a share of (0.5 + 1) / (5 + 5)
+    // = 3/20 with the window before at half. A newer one read 98, having reached the server first:
+    // within the limit the new window began with, so old news. 60 % of 3/20 of 95 is 8.55: tries 4 to 11.
     p.announced(budget(95, 1000, 100), 1020, 3);
     p.announced(budget(98, 1000, 100), 1030, 5);
     expect(p.nextStart(1030, 10)).toBe(1030);
@@ -200,23 +202,23 @@ describe('AnnouncedBudget (contract §13)', () => {
     // The next window: 1 of its own for a fall of 20, against half of the first window's 2 and 10.
     p.announced(budget(100, 10_000), 10_000, 4);
     p.announced(budget(80, 10_000), 10_010, 5);
-    // 85 % of (1 + 1) / (5 + 20) = 2/25 of 80 is 5.44: five, tries 6 to 10.
-    expect(p.nextStart(10_010, 9)).toBe(10_010);
-    expect(p.nextStart(10_010, 10)).toBe(20_000);
+    // 60 % of (1 + 1) / (5 + 20) = 2/25 of 80 is 3.84: three, tries 6 to 8.
+    expect(p.nextStart(10_010, 7)).toBe(10_010);
+    expect(p.nextStart(10_010, 8)).toBe(20_000);
   });
 
   it('never takes a share below 1/100, nor above 1', () => {
     const p = pace();
     p.announced(budget(10_000, 100_000), 0, 1);
-    // A fall of 5,000 for one try would be 1/5,000: it is 1/100, so 42.5 of what remains.
+    // A fall of 5,000 for one try would be 1/5,000: it is 1/100, so 30 of what remains.
     p.announced(budget(5_000, 100_000), 10, 2);
-    expect(p.nextStart(10, 43)).toBe(10);
-    expect(p.nextStart(10, 44)).toBe(100_000);
+    expect(p.nextStart(10, 31)).toBe(10);
+    expect(p.nextStart(10, 32)).toBe(100_000);
     const alone = pace();
     alone.announced(budget(10, 1000), 0, 1);
-    // The budget fell by 1 for 2 tries of its own (one did not reach it yet): the share stays 1, 7.65 of 9.
+    // The budget fell by 1 for 2 tries of its own (one did not reach it yet): the share stays 1, 5.4 of 9.
     alone.announced(budget(9, 1000), 10, 3);
-    expect(alone.nextStart(10, 9)).toBe(10);
-    expect(alone.nextStart(10, 10)).toBe(1000);
+    expect(alone.nextStart(10, 7)).toBe(10);
+    expect(alone.nextStart(10, 8)).toBe(1000);
   });
 });
