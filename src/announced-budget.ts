@@ -28,12 +28,12 @@ const MIN_SHARE = 0.01;
 /** The resolution of an announced reset, and the window assumed when none is announced. */
 const SECOND = 1000;
 /**
- * The part of its share a client takes. What it reads is a latency old: while the budget falls by
- * what every client has in flight, each one's reading overstates what is left, and the tries all of
- * them start on it would be refused at the end of a window. Measured against real limiters, 0.85 drew
- * three times the 429s of 0.6, and 0.5 left a tenth of a small window's budget unspent.
+ * The part of its share a client takes once it is sure of the share. What it reads is a latency old:
+ * while the budget falls by what every client has in flight, each one's reading overstates what is
+ * left, and the tries all of them start on it are refused at the end of a window. A 429 costs more
+ * than the try: its client pauses a whole `Retry-After`, into the next window.
  */
-export const MARGIN = 0.6;
+export const MARGIN = 0.7;
 /** What the share's measures from earlier windows count for in a new one. */
 const DECAY = 0.5;
 /** The most a start after a reset is put off at random: enough to spread clients, short against a window. */
@@ -46,7 +46,7 @@ const JITTER_MS = 25;
  * Its share of the budget is what it can tell of the other clients: between two announcements of one
  * window the budget fell by what every client spent, its own tries among them. The tries it started
  * after the try that brought the latest announcement are not counted in it yet. While {@link MARGIN}
- * of its share of what remains covers them and one more, the next may start at once, as fast as the
+ * of its share of what remains (less while few windows have measured it) covers them and one more, the next may start at once, as fast as the
  * run's own pace allows: the budget of a window spent early is spent all the same, and a run that
  * spaced it out to the reset would leave the end of its last window unused. A share's fraction of a
  * try is rounded up or down at random, so that clients whose shares are fractions spend the budget
@@ -70,6 +70,13 @@ export class AnnouncedBudget {
   private startedBefore = 0;
   /** How long a window lasts: as announced, or else a second. */
   private windowLength = SECOND;
+  /**
+   * How sure the client is of its share: the weight of the windows it was measured in, against the
+   * most they can weigh, from 1/2 in the first window to 3/4 in the second and on towards 1. In the
+   * first window every client ramps up at once, from shares measured on a few tries each: taken
+   * whole, they end the window in 429s.
+   */
+  private sureness = 1 - DECAY;
 
   /** @param random A number in [0, 1): the jitter after a reset, and the rounding of a share's fraction. */
   constructor(private readonly random: () => number = Math.random) {}
@@ -95,6 +102,7 @@ export class AnnouncedBudget {
       if (state.remaining > 0) this.measure(order - before.order, before.remaining - state.remaining);
     } else {
       // A new window: earlier ones count for less, as the clients drawing from the budget come and go.
+      this.sureness = 1 - (1 - this.sureness) * DECAY;
       this.ownInWindow *= DECAY;
       this.fallInWindow *= DECAY;
       // The try that hears where a window stands after the reset is measured from the window's top:
@@ -140,7 +148,7 @@ export class AnnouncedBudget {
     }
     const uncounted = started - reading.order;
     if (reading.expected) return uncounted < 1 ? now : reading.resumeAt;
-    const left = MARGIN * this.share * reading.remaining - uncounted + reading.spare;
+    const left = MARGIN * this.sureness * this.share * reading.remaining - uncounted + reading.spare;
     return left >= 1 ? now : reading.resumeAt;
   }
 }

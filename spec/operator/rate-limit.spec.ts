@@ -76,11 +76,12 @@ describe('rateLimit (contract §13)', () => {
     for (const at of paced.served) perWindow.set(Math.floor(at / 1000), (perWindow.get(Math.floor(at / 1000)) ?? 0) + 1);
     expect(Math.max(...perWindow.values())).toBeLessThanOrEqual(5);
     expect(paced.paused.every((e) => e.type === 'paused' && e.cause === 'rate limit')).toBe(true);
-    // The first request, answered at 10, says 4 are left: 60 % of them go at once, as fast as the pace
-    // grows, and 60 % of what each newer answer says is left. 4 of the window's 5 go, the fifth is held
-    // back: 60 % of 1 is not a try. Then nothing until the reset announced with the first answer (at 10,
-    // for 1 s), one try to hear the new window, and 3 more as their answers come.
-    expect(paced.served).toEqual([0, 10, 10, 20, 1010, 1020, 1020, 1030, 2020, 2030, 2030, 2040]);
+    // The first request, answered at 10, says 4 are left. In the first window 35 % of what each answer
+    // says is left may go, as fast as the pace grows: 1.4 of 4, then 1.05 of 3, then 0.7 of 2, not a
+    // try. 3 of the window's 5. Then nothing until the reset announced with the first answer (at 10,
+    // for 1 s), and one try to hear the new window. The share is surer with every window, 52.5 % of
+    // it in the second and 61.25 % in the third: 4 of 5 in each.
+    expect(paced.served).toEqual([0, 10, 20, 1010, 1020, 1020, 1030, 2020, 2030, 2030, 2040, 3030]);
   });
 
   it('changes nothing while no response announces a budget', () => {
@@ -141,8 +142,8 @@ describe('rateLimit (contract §13)', () => {
     const pauses: string[] = [];
     scheduler.run(({ flush }) => {
       // Both first tries start at 0: the first says nothing is left for a second, the second, answered
-      // at 50, that the next window has 5. Then tries with nothing to say.
-      const answers: ({ at: number; left: number } | undefined)[] = [{ at: 10, left: 0 }, { at: 50, left: 5 }, undefined, undefined];
+      // at 50, that the next window has 10. Then tries with nothing to say.
+      const answers: ({ at: number; left: number } | undefined)[] = [{ at: 10, left: 0 }, { at: 50, left: 10 }, undefined, undefined];
       const tasks = answers.map((answer) => () => {
         starts.push(scheduler.now());
         return answer === undefined ? timer(1).pipe(map(() => ({}))) : timer(answer.at).pipe(map(() => ({ left: answer.left })));

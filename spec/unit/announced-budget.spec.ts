@@ -12,9 +12,36 @@ const budget = (remaining: number, resetIn: number, limit?: number, window?: num
 /** A pace whose random draws are all 0: no jitter, and a share's fraction rounded down. */
 const pace = () => new AnnouncedBudget(() => 0);
 
+/** A share of 1/10 in a first window that ran out, and try 3 started at its reset, at 1000, alone. */
+function triedAfterAReset(): AnnouncedBudget {
+  const p = pace();
+  p.announced(budget(90, 1000, 100, 1000), 0, 1);
+  p.announced(budget(0, 1000, 100, 1000), 10, 2);
+  expect(p.nextStart(10, 2)).toBe(1000);
+  expect(p.nextStart(1000, 2)).toBe(1000);
+  expect(p.nextStart(1000, 3)).toBe(2000);
+  return p;
+}
+
 describe('AnnouncedBudget (contract §13)', () => {
-  it('takes 60 % of its share', () => {
-    expect(MARGIN).toBe(0.6);
+  it('takes 70 % of its share', () => {
+    expect(MARGIN).toBe(0.7);
+  });
+
+  it('is surer of its share with every window it measured: half as sure in the first, then three quarters', () => {
+    const p = pace();
+    // A share of 1/10 from the first announcement; in the first window 35 % of it is 3.15 of the 90.
+    p.announced(budget(90, 1000, 100, 1000), 0, 1);
+    expect(p.nextStart(0, 3)).toBe(0);
+    expect(p.nextStart(0, 4)).toBe(1000);
+    // The second window: 52.5 %, 5.25 of 100, tries 6 to 10.
+    p.announced(budget(100, 1000, 100, 1000), 1000, 5);
+    expect(p.nextStart(1000, 9)).toBe(1000);
+    expect(p.nextStart(1000, 10)).toBe(2000);
+    // The third: 61.25 %, 6.125 of 100, tries 11 to 16.
+    p.announced(budget(100, 1000, 100, 1000), 2000, 10);
+    expect(p.nextStart(2000, 15)).toBe(2000);
+    expect(p.nextStart(2000, 16)).toBe(3000);
   });
 
   it('sets no limit before the first announcement', () => {
@@ -23,19 +50,18 @@ describe('AnnouncedBudget (contract §13)', () => {
 
   it('lets tries start at once while what remains covers the tries not counted in it, and one more', () => {
     const p = pace();
-    // Try 1 read 4 left, 2.4 of them its own to take; the tries started after it are not counted in
-    // it. Tries 2 and 3 may start.
+    // Try 1 read 4 left, 1.4 of them its own to take in a first window; the tries started after it are
+    // not counted in it. Try 2 may start.
     p.announced(budget(4, 1000), 10, 1);
     expect(p.nextStart(10, 1)).toBe(10);
-    expect(p.nextStart(10, 2)).toBe(10);
-    // With 3 started, 2.4 - 2 is less than a try: the fourth waits for the reset.
-    expect(p.nextStart(10, 3)).toBe(1010);
-    expect(p.nextStart(600, 3)).toBe(1010);
-    // Exactly one try left is one more: 12 of 20, with 11 not counted.
+    // With 2 started, 1.4 - 1 is less than a try: the third waits for the reset.
+    expect(p.nextStart(10, 2)).toBe(1010);
+    expect(p.nextStart(600, 2)).toBe(1010);
+    // Exactly one try left is one more: 7 of 20, with 6 not counted.
     const exact = pace();
     exact.announced(budget(20, 1000), 0, 1);
-    expect(exact.nextStart(0, 12)).toBe(0);
-    expect(exact.nextStart(0, 13)).toBe(1000);
+    expect(exact.nextStart(0, 7)).toBe(0);
+    expect(exact.nextStart(0, 8)).toBe(1000);
   });
 
   it('waits for the reset and a little more, drawn once per announcement', () => {
@@ -72,10 +98,10 @@ describe('AnnouncedBudget (contract §13)', () => {
     p.announced(budget(40, 1000), 30, 8);
     expect(p.nextStart(30, 8)).toBe(30);
     // It opens a window: the share's measures so far count for half, 2 tries of 4 fallen, and the
-    // next announcement adds 1 of 1. 60 % of 3/5 of 39 is 14.04: tries 10 to 23.
+    // next announcement adds 1 of 1. 52.5 % (a second window's) of 3/5 of 39 is 12.29: tries 10 to 21.
     p.announced(budget(39, 1000), 40, 9);
-    expect(p.nextStart(40, 22)).toBe(40);
-    expect(p.nextStart(40, 23)).toBe(1030);
+    expect(p.nextStart(40, 20)).toBe(40);
+    expect(p.nextStart(40, 21)).toBe(1030);
   });
 
   it('tells its share from its own tries against the fall of the budget between two announcements', () => {
@@ -83,23 +109,23 @@ describe('AnnouncedBudget (contract §13)', () => {
     p.announced(budget(100, 10_000), 0, 1);
     // Tries 2 to 5 are its own: of the budget's fall of 20 between tries 1 and 5, a share of 4/20.
     p.announced(budget(80, 10_000), 100, 5);
-    // 60 % of 1/5 of 80 is 9.6: tries 6 to 14 may start, the 15th waits.
+    // 35 % (a first window's) of 1/5 of 80 is 5.6: tries 6 to 10 may start, the 11th waits.
     expect(p.nextStart(100, 5)).toBe(100);
-    expect(p.nextStart(100, 13)).toBe(100);
-    expect(p.nextStart(100, 14)).toBe(10_000);
+    expect(p.nextStart(100, 9)).toBe(100);
+    expect(p.nextStart(100, 10)).toBe(10_000);
   });
 
   it("takes the run's first announcement against the limit: its tries so far, for what the window lost", () => {
     const p = pace();
-    // The first try read 190 of 200: 10 gone for its one try, a share of 1/10, 11.4 of what remains.
+    // The first try read 190 of 200: 10 gone for its one try, a share of 1/10, 6.65 of what remains.
     p.announced(budget(190, 1000, 200), 0, 1);
-    expect(p.nextStart(0, 11)).toBe(0);
-    expect(p.nextStart(0, 12)).toBe(1000);
-    // Without a limit it sees no other client yet: all of it, 114.
+    expect(p.nextStart(0, 6)).toBe(0);
+    expect(p.nextStart(0, 7)).toBe(1000);
+    // Without a limit it sees no other client yet: all of it, 66.5.
     const alone = pace();
     alone.announced(budget(190, 1000), 0, 1);
-    expect(alone.nextStart(0, 114)).toBe(0);
-    expect(alone.nextStart(0, 115)).toBe(1000);
+    expect(alone.nextStart(0, 66)).toBe(0);
+    expect(alone.nextStart(0, 67)).toBe(1000);
   });
 
   it('rounds the fraction of a try its share leaves up or down at random, once per window', () => {
@@ -107,16 +133,16 @@ describe('AnnouncedBudget (contract §13)', () => {
       const draws = [spare, 0];
       const p = new AnnouncedBudget(() => draws.shift() ?? 0);
       p.announced(budget(101, 10_000), 0, 1);
-      // 45 tries of its own for a fall of 90: a share of 1/2, 60 % of which is 3.3 of the 11 that remain.
+      // 45 tries of its own for a fall of 90: a share of 1/2, 35 % of which is 1.925 of the 11 that remain.
       p.announced(budget(11, 10_000), 10, 46);
       return p;
     };
-    // Drawn 0.8, the fraction rounds up: four more may start (tries 47 to 50).
-    expect(withDraw(0.8).nextStart(10, 49)).toBe(10);
-    expect(withDraw(0.8).nextStart(10, 50)).toBe(10_000);
-    // Drawn 0.2, it rounds down: three.
-    expect(withDraw(0.2).nextStart(10, 48)).toBe(10);
-    expect(withDraw(0.2).nextStart(10, 49)).toBe(10_000);
+    // Drawn 0.5, the fraction rounds up: two more may start (tries 47 and 48).
+    expect(withDraw(0.5).nextStart(10, 47)).toBe(10);
+    expect(withDraw(0.5).nextStart(10, 48)).toBe(10_000);
+    // Drawn 0.05, it rounds down: one.
+    expect(withDraw(0.05).nextStart(10, 46)).toBe(10);
+    expect(withDraw(0.05).nextStart(10, 47)).toBe(10_000);
   });
 
   it('does not measure its share on a spent budget: its fall is no longer seen', () => {
@@ -124,10 +150,10 @@ describe('AnnouncedBudget (contract §13)', () => {
     p.announced(budget(100, 10_000), 0, 1);
     p.announced(budget(90, 10_000), 10, 2);
     p.announced(budget(0, 10_000), 20, 3);
-    // Still a share of 1/10 once the next window comes: 6 of its 100.
+    // Still a share of 1/10 once the next window comes: 5.25 of its 100.
     p.announced(budget(100, 10_000), 10_000, 4);
-    expect(p.nextStart(10_000, 9)).toBe(10_000);
-    expect(p.nextStart(10_000, 10)).toBe(20_000);
+    expect(p.nextStart(10_000, 8)).toBe(10_000);
+    expect(p.nextStart(10_000, 9)).toBe(20_000);
   });
 
   it('keeps the soonest reset a window announced: each is an upper bound', () => {
@@ -150,20 +176,36 @@ describe('AnnouncedBudget (contract §13)', () => {
   });
 
   it('after a reset lets one try start to hear where the window stands, and the rest once it has', () => {
-    const p = pace();
-    p.announced(budget(100, 1000, 100, 1000), 0, 1);
-    p.announced(budget(90, 1000, 100, 1000), 10, 2);
-    p.announced(budget(0, 1000, 100, 1000), 20, 11);
-    expect(p.nextStart(20, 11)).toBe(1000);
-    // At the reset: one try (the 12th). The next waits for a window's length, or an announcement.
-    expect(p.nextStart(1000, 11)).toBe(1000);
-    expect(p.nextStart(1000, 12)).toBe(2000);
-    // Try 12 read 90 left: other clients drew 9 before it came back, and that counts against its share
-    // as in the rest of a window. With the window before at half, (1 + 1) / (5 + 10) = 2/15; 60 % of it
-    // is 7.2 of the 90, tries 13 to 19, before a reset a second from that announcement.
-    p.announced(budget(90, 1000, 100, 1000), 1030, 12);
-    expect(p.nextStart(1030, 18)).toBe(1030);
-    expect(p.nextStart(1030, 19)).toBe(2030);
+    // At the reset, try 3 may start; the next waits for a window's length, or an announcement.
+    const p = triedAfterAReset();
+    // Try 3 read 80 left: other clients drew 19 before it came back, and that counts against its share
+    // as in the rest of a window. With the window before at half, (0.5 + 1) / (5 + 20) = 3/50; 52.5 %
+    // of it is 2.52 of the 80, tries 4 and 5, before a reset a second from that announcement.
+    p.announced(budget(80, 1000, 100, 1000), 1030, 3);
+    expect(p.nextStart(1030, 4)).toBe(1030);
+    expect(p.nextStart(1030, 5)).toBe(2030);
+  });
+
+  it('does not measure the try after a reset on a spent window: refused, it drew nothing', () => {
+    const p = triedAfterAReset();
+    // Try 3, after the reset, found the window spent by other clients before it came back.
+    p.announced(budget(0, 1000, 100, 1000), 1020, 3);
+    expect(p.nextStart(1020, 3)).toBe(2020);
+    // The next window's try reads 90: with the windows before at a quarter, (0.25 + 1) / (2.5 + 10)
+    // is still 1/10, and 61.25 % of it 5.51 of the 90 in a third window: tries 5 to 9.
+    expect(p.nextStart(2020, 4)).toBe(3020);
+    p.announced(budget(90, 1000, 100, 1000), 2030, 4);
+    expect(p.nextStart(2030, 8)).toBe(2030);
+    expect(p.nextStart(2030, 9)).toBe(3030);
+  });
+
+  it('does not measure the try after a reset from the top of a window it did not hear of', () => {
+    const p = triedAfterAReset();
+    // Try 3 is answered a whole window later: the window it was counted in is not the one the client
+    // expected, and its top is unknown. The share stays 1/10: 2.1 of the 40, tries 4 and 5.
+    p.announced(budget(40, 1000, 100, 1000), 2100, 3);
+    expect(p.nextStart(2100, 4)).toBe(2100);
+    expect(p.nextStart(2100, 5)).toBe(3100);
   });
 
   it('expects the limit after a reset, though no window was read with all of it', () => {
@@ -175,11 +217,11 @@ describe('AnnouncedBudget (contract §13)', () => {
     expect(p.nextStart(1000, 2)).toBe(1000);
     // The try after the reset read 95: 5 gone, its own among them, for a share of (0.5 + 1) / (5 + 5)
     // = 3/20 with the window before at half. A newer one read 98, having reached the server first:
-    // within the limit the new window began with, so old news. 60 % of 3/20 of 95 is 8.55: tries 4 to 11.
+    // within the limit the new window began with, so old news. 52.5 % of 3/20 of 95 is 7.48: tries 4 to 10.
     p.announced(budget(95, 1000, 100), 1020, 3);
     p.announced(budget(98, 1000, 100), 1030, 5);
-    expect(p.nextStart(1030, 10)).toBe(1030);
-    expect(p.nextStart(1030, 11)).toBe(2020);
+    expect(p.nextStart(1030, 9)).toBe(1030);
+    expect(p.nextStart(1030, 10)).toBe(2020);
   });
 
   it('expects a window of a second, and the most a window was read with, when the server says neither', () => {
@@ -202,7 +244,7 @@ describe('AnnouncedBudget (contract §13)', () => {
     // The next window: 1 of its own for a fall of 20, against half of the first window's 2 and 10.
     p.announced(budget(100, 10_000), 10_000, 4);
     p.announced(budget(80, 10_000), 10_010, 5);
-    // 60 % of (1 + 1) / (5 + 20) = 2/25 of 80 is 3.84: three, tries 6 to 8.
+    // 52.5 % of (1 + 1) / (5 + 20) = 2/25 of 80 is 3.36: three, tries 6 to 8.
     expect(p.nextStart(10_010, 7)).toBe(10_010);
     expect(p.nextStart(10_010, 8)).toBe(20_000);
   });
@@ -210,15 +252,15 @@ describe('AnnouncedBudget (contract §13)', () => {
   it('never takes a share below 1/100, nor above 1', () => {
     const p = pace();
     p.announced(budget(10_000, 100_000), 0, 1);
-    // A fall of 5,000 for one try would be 1/5,000: it is 1/100, so 30 of what remains.
+    // A fall of 5,000 for one try would be 1/5,000: it is 1/100, so 17.5 of what remains.
     p.announced(budget(5_000, 100_000), 10, 2);
-    expect(p.nextStart(10, 31)).toBe(10);
-    expect(p.nextStart(10, 32)).toBe(100_000);
+    expect(p.nextStart(10, 18)).toBe(10);
+    expect(p.nextStart(10, 19)).toBe(100_000);
     const alone = pace();
     alone.announced(budget(10, 1000), 0, 1);
-    // The budget fell by 1 for 2 tries of its own (one did not reach it yet): the share stays 1, 5.4 of 9.
+    // The budget fell by 1 for 2 tries of its own (one did not reach it yet): the share stays 1, 3.15 of 9.
     alone.announced(budget(9, 1000), 10, 3);
-    expect(alone.nextStart(10, 7)).toBe(10);
-    expect(alone.nextStart(10, 8)).toBe(1000);
+    expect(alone.nextStart(10, 5)).toBe(10);
+    expect(alone.nextStart(10, 6)).toBe(1000);
   });
 });
