@@ -46,13 +46,14 @@ const JITTER_MS = 25;
  * Its share of the budget is what it can tell of the other clients: between two announcements of one
  * window the budget fell by what every client spent, its own tries among them. The tries it started
  * after the try that brought the latest announcement are not counted in it yet. While {@link MARGIN}
- * of its share of what remains (less while few windows have measured it) covers them and one more, the next may start at once, as fast as the
- * run's own pace allows: the budget of a window spent early is spent all the same, and a run that
- * spaced it out to the reset would leave the end of its last window unused. A share's fraction of a
- * try is rounded up or down at random, so that clients whose shares are fractions spend the budget
- * between them. With no share left the client waits for the reset, and then a little more, drawn at
- * random, so that clients sharing a budget do not all start again in one millisecond. After the
- * reset one try starts to hear where the new window stands, and the rest wait for its announcement.
+ * of its share of what remains (less while few windows have measured it) covers them and one more,
+ * the next may start at once, as fast as the run's own pace allows: the budget of a window spent early
+ * is spent all the same, and a run that spaced it out to the reset would leave the end of its last
+ * window unused. A share's fraction of a try is rounded up or down at random, so that clients whose
+ * shares are fractions spend the budget between them. With no share left the client waits for the
+ * reset, and then a little more, drawn at random, so that clients sharing a budget do not all start
+ * again in one millisecond. After the reset one try starts to hear where the new window stands, and
+ * the rest wait for its announcement.
  */
 export class AnnouncedBudget {
   /** The latest announcement read, if any. */
