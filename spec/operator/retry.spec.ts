@@ -318,7 +318,7 @@ describe('retry.learnRate', () => {
     // 90 % of them allows 5 starts in the 100 ms to the next pause's end, 25 / 5 ms apart: the retry at
     // 121; task 7 when the retry has succeeded, at 131, and the window allows a second task; tasks 8 to
     // 10 one interval apart. Task 11 waits for the cycle's end at 221. All 5 started unrefused, so that
-    // cycle allows 5.4 * 1.5 + 1 = 9.1 starts, 25 / 9 ms apart.
+    // cycle allows 5.4 * 2 + 1 = 11.8 starts, 25 / 11 ms apart.
     const expected = [
       [0, 1, 0],
       [1, 1, 10],
@@ -333,8 +333,8 @@ describe('retry.learnRate', () => {
       [9, 1, 141],
       [10, 1, 146],
       [11, 1, 221],
-      [12, 1, 221 + 25 / 9],
-      [13, 1, 221 + 50 / 9],
+      [12, 1, 221 + 25 / 11],
+      [13, 1, 221 + 50 / 11],
     ];
     const actual = startTimes(r).slice(0, expected.length);
     expect(actual.map(([index, attempt]) => [index, attempt])).toEqual(expected.map(([index, attempt]) => [index, attempt]));

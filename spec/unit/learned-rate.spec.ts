@@ -21,7 +21,7 @@ function learnedFrom(successes: number) {
 
 describe('LearnedRate', () => {
   it('has the documented constants', () => {
-    expect([MARGIN, KEPT_AT_A_THROTTLE, GROWTH, SPREAD, JITTER]).toEqual([0.9, 0.7, 0.5, 0.25, 0.05]);
+    expect([MARGIN, KEPT_AT_A_THROTTLE, GROWTH, SPREAD, JITTER]).toEqual([0.9, 0.7, 1, 0.25, 0.05]);
   });
 
   it('sets no limit before the pace has dropped', () => {
@@ -71,15 +71,16 @@ describe('LearnedRate', () => {
     expect(rate.started(180)).toBeCloseTo(180 + 25 / 18, 9);
   });
 
-  it('begins the next cycle at the first start after one ran out, and grows the allowance by half plus one when all of it started', () => {
+  it('begins the next cycle at the first start after one ran out, and doubles the allowance, plus one, when all of it started', () => {
     // 2 successes: 1.8 allowed, so one whole start per cycle of 100 ms.
     const { rate, next } = learnedFrom(2);
     expect(next).toBe(300);
-    // At 350 a new cycle: the last one started all it allowed, so this one allows 1.8 * 1.5 + 1 = 3.7,
-    // 3 whole starts, 25 / 3 ms apart, and waits for its end at 450.
-    expect(rate.started(350)).toBeCloseTo(350 + 25 / 3, 9);
-    expect(rate.started(350 + 25 / 3)).toBeCloseTo(350 + 50 / 3, 9);
-    expect(rate.started(350 + 50 / 3)).toBe(450);
+    // At 350 a new cycle: the last one started all it allowed, so this one allows 1.8 * 2 + 1 = 4.6,
+    // 4 whole starts, 25 / 4 ms apart, and waits for its end at 450.
+    expect(rate.started(350)).toBeCloseTo(350 + 25 / 4, 9);
+    expect(rate.started(350 + 25 / 4)).toBeCloseTo(350 + 50 / 4, 9);
+    expect(rate.started(350 + 50 / 4)).toBeCloseTo(350 + 75 / 4, 9);
+    expect(rate.started(350 + 75 / 4)).toBe(450);
   });
 
   it('keeps the allowance of a cycle that did not start all of it', () => {

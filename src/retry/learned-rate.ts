@@ -7,8 +7,9 @@
 // budget lasts: so the run may start that many tasks per pause, and no more, without being refused.
 // The starts of each pause are spread over its first quarter, not sent at once: clients sharing the
 // budget then find it spent one try each, not a volley each. A pause in which every allowed start went
-// out unrefused allows half as many again, plus one, in the next: capacity that other clients leave
-// (they finish, or the limit is raised) is found within a few pauses.
+// out unrefused allows twice as many, plus one, in the next, as TCP's slow start doubles: capacity that
+// other clients leave (they finish, or the limit is raised) is found within a pause or two, and a run's
+// last pauses, when most clients are done, are not spent a few starts at a time.
 import { MAX_TIMER_DELAY } from '../timer-limit.js';
 
 /**
@@ -27,7 +28,7 @@ export const MARGIN = 0.9;
 export const KEPT_AT_A_THROTTLE = 0.7;
 
 /** How much a pause's allowance grows when all of it started unrefused: by this share, plus one. */
-export const GROWTH = 0.5;
+export const GROWTH = 1;
 
 /** The part of a pause over which its allowance is spread. */
 export const SPREAD = 0.25;
