@@ -8,8 +8,8 @@
 // The starts of each pause are spread over its first quarter, not sent at once: clients sharing the
 // budget then find it spent one try each, not a volley each. A pause in which every allowed start went
 // out unrefused allows twice as many, plus one, in the next, as TCP's slow start doubles: capacity that
-// other clients leave (they finish, or the limit is raised) is found within a pause or two, and a run's
-// last pauses, when most clients are done, are not spent a few starts at a time.
+// other clients leave (they finish, or the limit is raised) is found in fewer pauses, and a run's last
+// pauses, when most clients are done, are not spent a few starts at a time.
 import { MAX_TIMER_DELAY } from '../timer-limit.js';
 
 /**
