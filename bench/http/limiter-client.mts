@@ -3,7 +3,9 @@
  * start-up stays out of the runs. Each line on stdin is a run: `{"url","strategy","tasks","start",
  * "concurrency"}`; the client makes `tasks` requests to `url` with real `fetch` by `strategy`, starting
  * at `start` (ms since the epoch, so that every client starts at one instant), and prints
- * `{"completed":N,"finishedAt":T,"firstSecond":F}` (F: the tasks completed in the run's first second),
+ * `{"completed":N,"finishedAt":T,"firstSecond":F,"unheard":U,"firstHeardAfter":H}` (F: the tasks completed
+ * in the run's first second; U: the 429s drawn by tries sent before the client heard its first; H: how
+ * long that first 429 took to come back, in ms, or null without one),
  * after a first line `{"ready":true}` once it can take orders. A run gives up after 120 s; stdin's end
  * ends the process.
  */
@@ -33,12 +35,25 @@ async function runOrder({
   tasks,
   start,
   concurrency,
-}: Order): Promise<{ completed: number; finishedAt: number; firstSecond: number }> {
+}: Order): Promise<{ completed: number; finishedAt: number; firstSecond: number; unheard: number; firstHeardAfter: number | null }> {
   /** Tasks that succeeded: each succeeds once, whatever the tries it took. */
   let completed = 0;
+  /** When the client heard its first 429, and how long after sending that try. */
+  let firstHeardAt: number | undefined;
+  let firstHeardAfter: number | null = null;
+  /** 429s to tries sent before the first was heard: nothing the client learns from a 429 could spare them. */
+  let unheard = 0;
   /** A request; a 429 (or any other failure) is thrown as the Response, which carries its headers. */
   const request = async (): Promise<Response> => {
+    const sentAt = performance.now();
     const response = await fetch(url);
+    if (response.status === 429 && (firstHeardAt === undefined || sentAt < firstHeardAt)) {
+      unheard++;
+      if (firstHeardAt === undefined) {
+        firstHeardAt = performance.now();
+        firstHeardAfter = firstHeardAt - sentAt;
+      }
+    }
     await response.arrayBuffer();
     if (!response.ok) throw response;
     completed++;
@@ -66,7 +81,7 @@ async function runOrder({
   // A run that gives up errors: what it completed is counted all the same.
   await lastValueFrom(run().pipe(takeUntil(timer(DEADLINE_MS))), { defaultValue: undefined }).catch(() => undefined);
   clearTimeout(mark);
-  return { completed, finishedAt: Date.now(), firstSecond: firstSecond ?? completed };
+  return { completed, finishedAt: Date.now(), firstSecond: firstSecond ?? completed, unheard, firstHeardAfter };
 }
 
 process.stdout.write('{"ready":true}\n');

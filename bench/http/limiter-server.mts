@@ -12,7 +12,7 @@
  * prints `{"port":N}` once listening, and exits on SIGTERM or after 15 minutes at the latest.
  */
 import express from 'express';
-import { rateLimit } from 'express-rate-limit';
+import { rateLimit, type RateLimitInfo } from 'express-rate-limit';
 import { BurstyRateLimiter, RateLimiterMemory, type RateLimiterRes } from 'rate-limiter-flexible';
 
 const [kind, rateText, burstText] = process.argv.slice(2);
@@ -32,6 +32,19 @@ let refused = 0;
 let firstAt: number | undefined;
 /** 429s in that first second, before a client can have learned anything of the budget. */
 let refusedFirstSecond = 0;
+/**
+ * The limiter's windows since the last reset, as it counts them: when each began (ms after the first
+ * request) and the requests it let through. Both limiters begin a window at the first request after
+ * the last one ended, so time between windows is time no client asked.
+ */
+let windows: Array<{ start: number; accepted: number }> = [];
+
+/** Counts a request the limiter let through; `opensWindow` when it is the first of a window. */
+function accept(opensWindow: boolean): void {
+  if (opensWindow) windows.push({ start: Date.now() - (firstAt ?? Date.now()), accepted: 0 });
+  const current = windows.at(-1);
+  if (current !== undefined) current.accepted++;
+}
 
 /** Counts a 429. */
 function refuse(): void {
@@ -62,7 +75,11 @@ const expressMiddleware = rateLimit({
 
 function expressLimiter(): Limiter {
   void expressMiddleware.resetKey('shared');
-  return expressMiddleware;
+  return (req, res, next) =>
+    expressMiddleware(req, res, () => {
+      accept((req as typeof req & { rateLimit?: RateLimitInfo }).rateLimit?.used === 1);
+      next();
+    });
 }
 
 function flexibleLimiter(): Limiter {
@@ -72,7 +89,10 @@ function flexibleLimiter(): Limiter {
   );
   return (_req, res, next) => {
     limiter.consume('shared').then(
-      () => next(),
+      (accepted: RateLimiterRes) => {
+        accept(accepted.isFirstInDuration);
+        next();
+      },
       (rejection: RateLimiterRes) => {
         refuse();
         res.set('Retry-After', String(Math.round(rejection.msBeforeNext / 1000) || 1));
@@ -86,15 +106,16 @@ let limiter = kind === 'express' ? expressLimiter() : flexibleLimiter();
 
 const app = express();
 app.get('/stats', (_req, res) => {
-  res.json({ served, refused, refusedFirstSecond });
+  res.json({ served, refused, refusedFirstSecond, windows });
 });
 app.post('/reset', (_req, res) => {
   served = 0;
   refused = 0;
   firstAt = undefined;
   refusedFirstSecond = 0;
+  windows = [];
   limiter = kind === 'express' ? expressLimiter() : flexibleLimiter();
-  res.json({ served, refused, refusedFirstSecond });
+  res.json({ served, refused, refusedFirstSecond, windows });
 });
 app.get(
   '/task',

@@ -36,6 +36,14 @@ interface Run {
   /** The fewest and the most tasks one client completed in the run's first second. */
   firstSecondFewest: number;
   firstSecondMost: number;
+  /** The budget left unspent in the limiter's windows before the run's last one. */
+  unspent: number;
+  /** Time between the end of one of the limiter's windows and the first request of the next: nobody asked. */
+  idle: number;
+  /** 429s to tries sent before their client heard its first 429. */
+  unheard: number;
+  /** How long a client's first 429 took to come back to it, in ms: the median over the clients that drew one. */
+  firstHeardAfter: number;
 }
 
 /** What a client answers for a run. */
@@ -43,7 +51,22 @@ interface Answer {
   completed: number;
   finishedAt: number;
   firstSecond: number;
+  unheard: number;
+  firstHeardAfter: number | null;
 }
+
+/** The server's counts after a run. */
+interface Stats {
+  served: number;
+  refused: number;
+  refusedFirstSecond: number;
+  windows: Array<{ start: number; accepted: number }>;
+}
+
+/** Both limiters here count the budget in windows of a second. */
+const WINDOW_MS = 1000;
+/** The server's median latency (`limiter-server.mts`). */
+const MEDIAN_LATENCY_MS = 30;
 
 /** Starts a limiter server and resolves with it and its port once it listens. */
 function startServer(kind: string, rate: number, burst?: number): Promise<{ child: ChildProcess; port: number }> {
@@ -98,15 +121,21 @@ class Client {
   }
 }
 
-async function runOnce(base: string, clients: readonly Client[], strategy: Strategy, tasks: number, concurrency: number): Promise<Run> {
+async function runOnce(base: string, clients: readonly Client[], strategy: Strategy, tasks: number, setting: Setting): Promise<Run> {
+  const { concurrency, rate } = setting;
   await fetch(`${base}/reset`, { method: 'POST' }).then((r) => r.arrayBuffer());
   const start = Date.now() + START_MS;
   const order = { url: `${base}/task`, strategy, tasks, start, concurrency };
   const answers = await Promise.all(clients.map((client) => client.run(order)));
-  const stats = (await fetch(`${base}/stats`).then((r) => r.json())) as Pick<Run, 'served' | 'refused' | 'refusedFirstSecond'>;
+  const { windows, ...stats } = (await fetch(`${base}/stats`).then((r) => r.json())) as Stats;
   const finished = answers.map((c) => c.finishedAt - start);
+  const heard = answers.flatMap((c) => (c.firstHeardAfter === null ? [] : [c.firstHeardAfter]));
   return {
     ...stats,
+    unspent: windows.slice(0, -1).reduce((sum, w) => sum + Math.max(0, rate - w.accepted), 0),
+    idle: windows.slice(1).reduce((sum, w, i) => sum + Math.max(0, w.start - windows[i].start - WINDOW_MS), 0),
+    unheard: answers.reduce((sum, c) => sum + c.unheard, 0),
+    firstHeardAfter: heard.length === 0 ? 0 : median(heard),
     completed: answers.reduce((sum, c) => sum + c.completed, 0),
     makespan: Math.max(...finished),
     spread: Math.max(...finished) - Math.min(...finished),
@@ -137,7 +166,7 @@ async function compare(setting: Setting): Promise<Map<Strategy, Run[]>> {
     await Promise.all(clients.map((client) => client.ready));
     for (let rep = 0; rep < REPETITIONS; rep++) {
       for (const strategy of STRATEGIES) {
-        const run = await runOnce(base, clients, strategy, setting.tasksOf(rep), setting.concurrency);
+        const run = await runOnce(base, clients, strategy, setting.tasksOf(rep), setting);
         runs.get(strategy)?.push(run);
         progress(`${setting.label} ${strategy} #${rep + 1}: ${run.completed} done, ${run.refused} 429s, ${format.ms(run.makespan)}`);
       }
@@ -183,7 +212,11 @@ function report(setting: Setting, runs: Map<Strategy, Run[]>, limits: Limits) {
       `429s ${format.count(med(strategy, 'refused'))} (${range(strategy, 'refused')}), ${format.ratio(ratio(strategy, 'refused'))} of the baseline's, ` +
       `${format.count(med(strategy, 'refusedFirstSecond'))} in the first second; ` +
       `makespan ${format.ms(med(strategy, 'makespan'))} (${range(strategy, 'makespan')} ms), ${format.ratio(ratio(strategy, 'makespan'))} of the baseline's; ` +
-      `capacity used ${(capacity(strategy) * 100).toFixed(0)} %` +
+      `capacity used ${(capacity(strategy) * 100).toFixed(0)} %, ` +
+      `${format.count(med(strategy, 'unspent'))} of the budget unspent in the windows before the last and ` +
+      `${format.ms(med(strategy, 'idle'))} between windows with no request; ` +
+      `${format.count(med(strategy, 'unheard'))} 429s to tries sent before their client heard its first, ` +
+      `which took ${format.ms(med(strategy, 'firstHeardAfter'))} to come back` +
       (clients > 1
         ? `; finish spread ${format.ms(med(strategy, 'spread'))}; ` +
           `${format.count(med(strategy, 'firstSecondFewest'))} to ${format.count(med(strategy, 'firstSecondMost'))} tasks a client in the first second`
@@ -206,7 +239,10 @@ function report(setting: Setting, runs: Map<Strategy, Run[]>, limits: Limits) {
       met: ratio(judged, 'makespan') <= limits.makespan,
       note:
         `${name} used ${(capacity(judged) * 100).toFixed(0)} % of the server's capacity against the baseline's ` +
-        `${(capacity('baseline') * 100).toFixed(0)} % (medians).`,
+        `${(capacity('baseline') * 100).toFixed(0)} % (medians). In the limiter's windows before a run's last, ${name} left ` +
+        `${format.count(med(judged, 'unspent'))} requests of the budget unspent (the baseline ${format.count(med('baseline', 'unspent'))}), ` +
+        `and the budget waited ${format.ms(med(judged, 'idle'))} in all between one window's end and the next one's first request ` +
+        `(the baseline ${format.ms(med('baseline', 'idle'))}).`,
     },
     {
       description: `${label}: 429s, ${name} / baseline`,
@@ -216,7 +252,10 @@ function report(setting: Setting, runs: Map<Strategy, Run[]>, limits: Limits) {
       note:
         `${format.count(refusedFirst)} of ${name}'s ${format.count(med(judged, 'refused'))} 429s (medians) came in the ` +
         `run's first second, its first window, while every client ramps up from its first try; that second alone is ` +
-        `${format.ratio(refusedFirst / Math.max(1, med('baseline', 'refused')))} of the baseline's 429s.`,
+        `${format.ratio(refusedFirst / Math.max(1, med('baseline', 'refused')))} of the baseline's 429s. ` +
+        `${format.count(med(judged, 'unheard'))} of the 429s were to tries sent before their client heard its first, ` +
+        `which took ${format.ms(med(judged, 'firstHeardAfter'))} to come back against a success's median latency of ${MEDIAN_LATENCY_MS} ms: ` +
+        `nothing a client learns from its own 429s could have spared those.`,
     },
   ];
   if (limits.spread) {
