@@ -1,5 +1,6 @@
 import { from, mergeMap, of, type Observable } from 'rxjs';
 import { compare, medianRatio, pairFigures, drain, expectEqual, format, progress, type Scenario } from '../harness.mjs';
+import { contextNote, contextSides } from '../context-sides.mjs';
 import { slowStartBatch } from '../subject.mjs';
 
 const TASKS = 1_000_000;
@@ -34,6 +35,7 @@ export const overheadSync: Scenario = {
             expectEqual(values, TASKS, 'values emitted by mergeMap');
           },
         },
+        ...contextSides(TASKS),
       ],
       {
         warmupRounds: 2,
@@ -58,6 +60,7 @@ export const overheadSync: Scenario = {
           measured: format.ratio(ratio),
           limit: `<= ${TARGET_RATIO}`,
           met: ratio <= TARGET_RATIO,
+          note: contextNote(comparison, 'slowStartBatch', 'mergeMap', TASKS),
         },
       ],
     };

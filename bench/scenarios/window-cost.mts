@@ -1,5 +1,6 @@
 import { from, mergeMap, of, type Observable } from 'rxjs';
 import { compare, drain, expectEqual, format, medianRatio, pairFigures, progress, type Scenario, type Side } from '../harness.mjs';
+import { contextNote, contextSides } from '../context-sides.mjs';
 import { slowStart, slowStartBatch } from '../subject.mjs';
 
 const TASKS = 1_000_000;
@@ -38,6 +39,7 @@ export const windowCost: Scenario = {
             expectEqual(values, TASKS, 'values emitted by mergeMap');
           },
         },
+        ...contextSides(TASKS),
       ],
       {
         warmupRounds: 2,
@@ -80,12 +82,14 @@ export const windowCost: Scenario = {
           measured: format.ratio(windowBatch),
           limit: `<= ${WINDOW_TARGET}`,
           met: windowBatch <= WINDOW_TARGET,
+          note: contextNote(comparison, 'slowStartBatch window', 'mergeMap', TASKS),
         },
         {
           description: `slowStart(tasks, { pacing: 'window' }) / mergeMap time, ${format.count(TASKS)} synchronous tasks`,
           measured: format.ratio(windowSlowStart),
           limit: `<= ${WINDOW_TARGET}`,
           met: windowSlowStart <= WINDOW_TARGET,
+          note: contextNote(comparison, 'slowStart window', 'mergeMap', TASKS),
         },
       ],
     };
