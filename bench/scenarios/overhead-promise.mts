@@ -1,4 +1,5 @@
 import pMap from 'p-map';
+import { contextNote, contextSides } from '../context-sides.mjs';
 import { gatedTasks } from '../gated-tasks.mjs';
 import { compare, drain, expectEqual, format, medianRatio, pairFigures, progress, type Scenario } from '../harness.mjs';
 import { slowStart } from '../subject.mjs';
@@ -61,6 +62,7 @@ export const overheadPromise: Scenario = {
             expectEqual(values.length, TASKS, 'values returned by p-map');
           },
         },
+        ...contextSides(TASKS),
       ],
       { warmupRounds: 2, rounds: 15, onSample },
     );
@@ -86,6 +88,7 @@ export const overheadPromise: Scenario = {
             expectEqual(values.length, WIDE_TASKS, 'values returned by Promise.all');
           },
         },
+        ...contextSides(WIDE_TASKS),
       ],
       { warmupRounds: 3, rounds: 15, onSample },
     );
@@ -123,12 +126,14 @@ export const overheadPromise: Scenario = {
           measured: format.ratio(floorRatio),
           limit: `<= ${TARGET_FLOOR_RATIO}`,
           met: floorRatio <= TARGET_FLOOR_RATIO,
+          note: contextNote(comparison, 'slowStart', 'Promise.all', TASKS),
         },
         {
           description: `slowStart / Promise.all time, one batch of ${format.count(WIDE_TASKS)} pending promise tasks`,
           measured: format.ratio(wideRatio),
           limit: `<= ${TARGET_WIDE_FLOOR_RATIO}`,
           met: wideRatio <= TARGET_WIDE_FLOOR_RATIO,
+          note: contextNote(wide, 'slowStart, one batch', 'Promise.all, pending', WIDE_TASKS),
         },
         {
           description: `slowStart / p-map time, ${format.count(TASKS)} promise tasks`,
