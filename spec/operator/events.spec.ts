@@ -351,8 +351,8 @@ describe('events: throttles', () => {
     });
     // By the end of the pause at 120, seven successes since the first start at 0, the two in flight at
     // the throttle included: 90 % of them, 6.3 starts per 100 ms pause, is 63 a second, reported as the
-    // pause ends; the 6 whole starts are spread over the first quarter of it, 25 / 6 ms apart.
-    expect(log.slice(0, 3)).toEqual(['20 paused until 120 (throttle)', '120 rate 63/s', `120 paused until ${120 + 25 / 6} (learned rate)`]);
+    // pause ends; the 6 whole starts are spread over the first tenth of it, 10 / 6 ms apart.
+    expect(log.slice(0, 3)).toEqual(['20 paused until 120 (throttle)', '120 rate 63/s', `120 paused until ${120 + 10 / 6} (learned rate)`]);
     jest.restoreAllMocks();
   });
 

@@ -310,15 +310,16 @@ describe('retry.learnRate', () => {
     expect(plain.tries.find(({ index, attempt }) => index === 3 && attempt === 2)?.at).toBe(121);
   });
 
-  it('after a drop, allows each pause 90 % of what the run was served until it ended, spread over its first quarter', () => {
+  it('after a drop, allows each pause 90 % of what the run was served until it ended, spread over its first tenth', () => {
     const long = [...plan, ...Array.from({ length: 8 }, () => [10])];
     const r = run(long, { ...window, retry: { when: () => true, delay: 100, learnRate: true } });
     r.scheduler.flush();
     // By the end of the pause at 121, six successes: tasks 0 to 2, and 4 to 6, in flight at the throttle.
-    // 90 % of them allows 5 starts in the 100 ms to the next pause's end, 25 / 5 ms apart: the retry at
-    // 121; task 7 when the retry has succeeded, at 131, and the window allows a second task; tasks 8 to
-    // 10 one interval apart. Task 11 waits for the cycle's end at 221. All 5 started unrefused, so that
-    // cycle allows 5.4 * 2 + 1 = 11.8 starts, 25 / 11 ms apart.
+    // 90 % of them allows 5 starts in the 100 ms to the next pause's end, 10 / 5 ms apart: the retry at
+    // 121; task 7 when the retry has succeeded, at 131, and the window allows a second task; task 8 one
+    // interval later, at 133. The window holds two in flight: tasks 9 and 10 start as 7 and 8 end, at
+    // 141 and 143. Task 11 waits for the cycle's end at 221. All 5 started unrefused, so that
+    // cycle allows 5.4 * 2 + 1 = 11.8 starts, 10 / 11 ms apart.
     const expected = [
       [0, 1, 0],
       [1, 1, 10],
@@ -329,16 +330,16 @@ describe('retry.learnRate', () => {
       [6, 1, 20],
       [3, 2, 121],
       [7, 1, 131],
-      [8, 1, 136],
+      [8, 1, 133],
       [9, 1, 141],
-      [10, 1, 146],
+      [10, 1, 143],
       [11, 1, 221],
-      [12, 1, 221 + 25 / 11],
-      [13, 1, 221 + 50 / 11],
+      [12, 1, 221 + 10 / 11],
+      [13, 1, 221 + 20 / 11],
     ];
     const actual = startTimes(r).slice(0, expected.length);
     expect(actual.map(([index, attempt]) => [index, attempt])).toEqual(expected.map(([index, attempt]) => [index, attempt]));
-    // Timers start tasks 8 to 10 while the ones before are still in flight.
+    // A timer starts task 8 while task 7 is still in flight.
     actual.forEach(([, , at], k) => expect(at).toBeCloseTo(expected[k][2], 9));
     expect(r.completedAt).toBeDefined();
     // Without it, the window alone starts tasks 7 and 8 together.
@@ -382,10 +383,11 @@ describe('retry.learnRate', () => {
   it('learns only when the pace drops: a throttle of a task started before the drop teaches nothing', () => {
     // Two at a time: tasks 2 to 5 start at 10, task 3 is throttled at 11 and drops the pace, and task 4,
     // started before the drop, is throttled at 120, after the pause. By 111 four successes: the cycle
-    // from 111 allows 3.6 starts, 25 / 3 ms apart, and the retry starts in it. The next cycle begins
-    // with task 4's retry at 220, after its pause, with the same allowance: task 6 follows 25 / 3 ms
-    // later, then 7, and task 8 waits for the cycle's end at 320. Had the throttle at 120 been a drop,
-    // the one success since 111 would leave 70 % of 3.6: 2 starts, 12.5 ms apart.
+    // from 111 allows 3.6 starts, 10 / 3 ms apart, and the retry starts in it. The next cycle begins
+    // with task 4's retry at 220, after its pause, with the same allowance: task 6 follows 10 / 3 ms
+    // later, then 7 as the retry's end frees the window at 230, and task 8 waits for the cycle's end at
+    // 320. Had the throttle at 120 been a drop, the one success since 111 would leave 70 % of 3.6: 2
+    // starts, 5 ms apart.
     const r = run(plan, { ...window, initialBatchSize: 2, retry: { when: () => true, delay: 100, learnRate: true } });
     const task4 = r.tasks[4];
     let tries = 0;
@@ -400,8 +402,8 @@ describe('retry.learnRate', () => {
     const expected = [
       [3, 2, 111],
       [4, 2, 220],
-      [6, 1, 220 + 25 / 3],
-      [7, 1, 220 + 50 / 3],
+      [6, 1, 220 + 10 / 3],
+      [7, 1, 230],
       [8, 1, 320],
     ];
     const actual = startTimes(r).filter(([, , at]) => at >= 111 && at <= 320);
@@ -426,26 +428,27 @@ describe('retry.learnRate', () => {
     // After the drop, quick tasks: each has finished before the next may start. The last one ends the
     // run while the wait after its start still runs, and so does the one in flight when the source fails.
     const quick: (number | 'throttle')[][] = [[10], [10], [10], ['throttle', 2], [10], [10], [10], [2], [2], [2]];
-    const options: SlowStartOptions = { ...window, retry: { when: () => true, delay: 100, learnRate: true } };
+    // A pause of 250 ms spaces the 5 starts it allows 5 ms apart, more than a quick task takes.
+    const options: SlowStartOptions = { ...window, retry: { when: () => true, delay: 250, learnRate: true } };
     const completed = run(quick, options);
     completed.scheduler.flush();
     expect(completed.tries.at(-1)?.index).toBe(9);
     expect(completed.scheduler.frame).toBe(completed.completedAt);
-    // Task 7 runs from 126 to 128, and task 8 may start at 131: the source fails at 127.
-    const failed = run(quick, options, { sourceErrorAt: 127 });
+    // Task 7 runs from 276 to 278, and task 8 may start at 281: the source fails at 277.
+    const failed = run(quick, options, { sourceErrorAt: 277 });
     failed.scheduler.flush();
     expect(failed.error).toEqual(new Error('task -1 failed'));
-    expect(failed.endedAt).toBe(128);
+    expect(failed.endedAt).toBe(278);
     expect(failed.scheduler.frame).toBe(failed.endedAt);
     // The same, when the subscriber leaves on the last result, emitted as the run ends.
     const left = run(quick, options, { leaveFrom: completed.completedAt });
     left.scheduler.flush();
     expect(left.emitted.at(-1)?.at).toBe(completed.completedAt);
     expect([left.completedAt, left.scheduler.frame]).toEqual([undefined, completed.completedAt]);
-    const leftBeforeTheError = run(quick, options, { sourceErrorAt: 127, leaveFrom: 128 });
+    const leftBeforeTheError = run(quick, options, { sourceErrorAt: 277, leaveFrom: 278 });
     leftBeforeTheError.scheduler.flush();
-    expect(leftBeforeTheError.emitted.at(-1)?.at).toBe(128);
-    expect([leftBeforeTheError.error, leftBeforeTheError.scheduler.frame]).toEqual([undefined, 128]);
+    expect(leftBeforeTheError.emitted.at(-1)?.at).toBe(278);
+    expect([leftBeforeTheError.error, leftBeforeTheError.scheduler.frame]).toEqual([undefined, 278]);
   });
 
   it('leaves nothing scheduled when a factory unsubscribes while starts are spaced', () => {

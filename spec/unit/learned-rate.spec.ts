@@ -21,7 +21,7 @@ function learnedFrom(successes: number) {
 
 describe('LearnedRate', () => {
   it('has the documented constants', () => {
-    expect([MARGIN, KEPT_AT_A_THROTTLE, GROWTH, SPREAD, JITTER]).toEqual([0.9, 0.7, 1, 0.25, 0.05]);
+    expect([MARGIN, KEPT_AT_A_THROTTLE, GROWTH, SPREAD, JITTER]).toEqual([0.9, 0.7, 1, 0.1, 0.05]);
   });
 
   it('sets no limit before the pace has dropped', () => {
@@ -40,15 +40,15 @@ describe('LearnedRate', () => {
     expect(rate.started(50)).toBe(50);
   });
 
-  it('allows 90 % of the successes by the end of the pause per pause, spread over its first quarter', () => {
-    // 10 successes by the end of the pause at 200: 9 starts per 100 ms, 25 / 9 ms apart; the ninth
+  it('allows 90 % of the successes by the end of the pause per pause, spread over its first tenth', () => {
+    // 10 successes by the end of the pause at 200: 9 starts per 100 ms, 10 / 9 ms apart; the ninth
     // start waits for the end of the cycle, at 300.
     const { rate, next } = learnedFrom(10);
-    expect(next).toBeCloseTo(200 + 25 / 9, 9);
+    expect(next).toBeCloseTo(200 + 10 / 9, 9);
     // Starts 2 to 8, each as early as allowed.
     let at = next;
     for (let start = 2; start <= 8; start++) at = rate.started(at);
-    expect(at).toBeCloseTo(200 + (8 * 25) / 9, 9);
+    expect(at).toBeCloseTo(200 + (8 * 10) / 9, 9);
     expect(rate.started(at)).toBe(300);
   });
 
@@ -58,8 +58,8 @@ describe('LearnedRate', () => {
     for (let k = 0; k < 4; k++) rate.succeeded();
     rate.dropped(100, 200);
     for (let k = 0; k < 6; k++) rate.succeeded();
-    // 10 by 200, as above: one start 25 / 9 ms after the first.
-    expect(rate.started(200)).toBeCloseTo(200 + 25 / 9, 9);
+    // 10 by 200, as above: one start 10 / 9 ms after the first.
+    expect(rate.started(200)).toBeCloseTo(200 + 10 / 9, 9);
   });
 
   it('counts the first cycle from the first start, not from when the rate was made', () => {
@@ -68,7 +68,7 @@ describe('LearnedRate', () => {
     for (let k = 0; k < 20; k++) rate.succeeded();
     rate.dropped(80, 180);
     // 18 starts per 100 ms: the cycle is the pause, whenever the first start was.
-    expect(rate.started(180)).toBeCloseTo(180 + 25 / 18, 9);
+    expect(rate.started(180)).toBeCloseTo(180 + 10 / 18, 9);
   });
 
   it('begins the next cycle at the first start after one ran out, and doubles the allowance, plus one, when all of it started', () => {
@@ -76,24 +76,24 @@ describe('LearnedRate', () => {
     const { rate, next } = learnedFrom(2);
     expect(next).toBe(300);
     // At 350 a new cycle: the last one started all it allowed, so this one allows 1.8 * 2 + 1 = 4.6,
-    // 4 whole starts, 25 / 4 ms apart, and waits for its end at 450.
-    expect(rate.started(350)).toBeCloseTo(350 + 25 / 4, 9);
-    expect(rate.started(350 + 25 / 4)).toBeCloseTo(350 + 50 / 4, 9);
-    expect(rate.started(350 + 50 / 4)).toBeCloseTo(350 + 75 / 4, 9);
-    expect(rate.started(350 + 75 / 4)).toBe(450);
+    // 4 whole starts, 10 / 4 ms apart, and waits for its end at 450.
+    expect(rate.started(350)).toBeCloseTo(350 + 10 / 4, 9);
+    expect(rate.started(350 + 10 / 4)).toBeCloseTo(350 + 20 / 4, 9);
+    expect(rate.started(350 + 20 / 4)).toBeCloseTo(350 + 30 / 4, 9);
+    expect(rate.started(350 + 30 / 4)).toBe(450);
   });
 
   it('keeps the allowance of a cycle that did not start all of it', () => {
     // 9 allowed; one start in the cycle from 200, then none until 400.
     const { rate } = learnedFrom(10);
-    expect(rate.started(400)).toBeCloseTo(400 + 25 / 9, 9);
+    expect(rate.started(400)).toBeCloseTo(400 + 10 / 9, 9);
   });
 
   it('keeps 70 % of the allowance at a throttle that saw less served, and never less than one start a pause', () => {
     const { rate } = learnedFrom(10);
     // A throttle at 210 with nothing served since: 70 % of 9, 6.3 starts per pause.
     rate.dropped(210, 310);
-    expect(rate.started(310)).toBeCloseTo(310 + 25 / 6, 9);
+    expect(rate.started(310)).toBeCloseTo(310 + 10 / 6, 9);
     // Throttles that serve nothing bring it down to one start per pause, and no further.
     let at = 310;
     for (let k = 0; k < 10; k++) {
@@ -109,7 +109,7 @@ describe('LearnedRate', () => {
     for (let k = 0; k < 10; k++) rate.succeeded();
     rate.dropped(250, 1_250);
     // 90 % of the 10 served in the cycle from 200: 9 per 1,000 ms.
-    expect(rate.started(1_250)).toBeCloseTo(1_250 + 250 / 9, 9);
+    expect(rate.started(1_250)).toBeCloseTo(1_250 + 100 / 9, 9);
   });
 
   it('treats a pause of no time as one of 1 ms', () => {
@@ -117,7 +117,7 @@ describe('LearnedRate', () => {
     rate.started(0);
     for (let k = 0; k < 10; k++) rate.succeeded();
     rate.dropped(40, 40);
-    expect(rate.started(40)).toBeCloseTo(40 + 0.25 / 9, 9);
+    expect(rate.started(40)).toBeCloseTo(40 + 0.1 / 9, 9);
   });
 
   it('reports each allowance it measures, in tasks per second, as the pause ends', () => {

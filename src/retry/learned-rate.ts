@@ -5,7 +5,7 @@
 // says two things: the budget is spent, and when there is room again. What the run was served from the
 // end of the last pause to the end of this one is its share of one budget, and the pause is how long a
 // budget lasts: so the run may start that many tasks per pause, and no more, without being refused.
-// The starts of each pause are spread over its first quarter, not sent at once: clients sharing the
+// The starts of each pause are spread over its first tenth, not sent at once: clients sharing the
 // budget then find it spent one try each, not a volley each. A pause in which every allowed start went
 // out unrefused allows twice as many, plus one, in the next, as TCP's slow start doubles: capacity that
 // other clients leave (they finish, or the limit is raised) is found in fewer pauses, and a run's last
@@ -30,8 +30,12 @@ export const KEPT_AT_A_THROTTLE = 0.7;
 /** How much a pause's allowance grows when all of it started unrefused: by this share, plus one. */
 export const GROWTH = 1;
 
-/** The part of a pause over which its allowance is spread. */
-export const SPREAD = 0.25;
+/**
+ * The part of a pause over which its allowance is spread. Wide enough that clients sharing a budget
+ * interleave their starts; narrow, because a limiter whose window opens at its first request holds the
+ * next window back for as long as this one takes to spend.
+ */
+export const SPREAD = 0.1;
 
 /**
  * The starts a run may make per pause, learned from its throttles, on the scheduler's clock (ms).

@@ -27,7 +27,7 @@ export interface RetryOptions {
   delay?: number | ((attempt: number, error: unknown) => number);
   /**
    * After a throttle, also start no more tasks per pause than 90 % of what the server served the run
-   * from the end of the last pause to the end of this one, spread over the first quarter of each pause;
+   * from the end of the last pause to the end of this one, spread over the first tenth of each pause;
    * twice as many, plus one, after a pause that started all it allowed unrefused; at a throttle,
    * at least 70 % of the allowance before, and never fewer than one start per pause. For servers that
    * send only `Retry-After`, and clients that share one rate limit with no coordinator (many browsers,
