@@ -1,7 +1,7 @@
 /**
  * The allowance `retry.learnRate` learns from throttles, alone: times in, the earliest next start out.
  */
-import { GROWTH, JITTER, KEPT_AT_A_THROTTLE, LearnedRate, MARGIN, SPREAD } from '../../src/retry/learned-rate';
+import { GROWTH, JITTER, KEPT_AT_A_THROTTLE, LearnedRate, MARGIN, SPREAD, STEADY } from '../../src/retry/learned-rate';
 import { MAX_TIMER_DELAY } from '../../src/timer-limit';
 
 /**
@@ -21,7 +21,7 @@ function learnedFrom(successes: number) {
 
 describe('LearnedRate', () => {
   it('has the documented constants', () => {
-    expect([MARGIN, KEPT_AT_A_THROTTLE, GROWTH, SPREAD, JITTER]).toEqual([0.9, 0.7, 1, 0.1, 0.05]);
+    expect([MARGIN, KEPT_AT_A_THROTTLE, GROWTH, SPREAD, JITTER, STEADY]).toEqual([0.9, 0.7, 1, 0.1, 0.05, 0.1]);
   });
 
   it('sets no limit before the pace has dropped', () => {
@@ -81,6 +81,72 @@ describe('LearnedRate', () => {
     expect(rate.started(350 + 10 / 4)).toBeCloseTo(350 + 20 / 4, 9);
     expect(rate.started(350 + 20 / 4)).toBeCloseTo(350 + 30 / 4, 9);
     expect(rate.started(350 + 30 / 4)).toBe(450);
+  });
+
+  describe('after two throttled pauses', () => {
+    /**
+     * A rate that saw `first` served by its first throttle and `second` by its second, each pause 100 ms:
+     * the second ends at 350, where its allowance is measured. Returns it and that start's answer.
+     */
+    function throttledTwice(first: number, second: number) {
+      const { rate } = learnedFrom(first);
+      for (let k = 0; k < second; k++) rate.succeeded();
+      rate.dropped(250, 350);
+      return { rate, next: rate.started(350) };
+    }
+
+    /** Starts the rest of a cycle's `allowed` from `at`, each as early as allowed; returns when the next may start. */
+    function spend(rate: LearnedRate, at: number, allowed: number): number {
+      let next = at;
+      for (let start = 2; start <= allowed; start++) next = rate.started(next);
+      return next;
+    }
+
+    it('that served about the same, takes the count as the limit: back to it, then one more, then twice as many and one', () => {
+      // 20 and 18 served, a tenth apart: 90 % of 18 is 16.2, 16 whole starts.
+      const { rate, next } = throttledTwice(20, 18);
+      expect(next).toBeCloseTo(350 + 10 / 16, 9);
+      expect(spend(rate, next, 16)).toBe(450);
+      // A clean pause: back to the 18 the last throttle served, not 16.2 * 2 + 1.
+      expect(rate.started(450)).toBeCloseTo(450 + 10 / 18, 9);
+      expect(spend(rate, 450 + 10 / 18, 18)).toBe(550);
+      // At the limit: one more.
+      expect(rate.started(550)).toBeCloseTo(550 + 10 / 19, 9);
+      expect(spend(rate, 550 + 10 / 19, 19)).toBe(650);
+      // Past it, unrefused: doubling resumes, 19 * 2 + 1.
+      expect(rate.started(650)).toBeCloseTo(650 + 10 / 39, 9);
+    });
+
+    it('that served more than a tenth apart, takes the counts as shares that move: twice as many and one', () => {
+      // 20 and 17: 90 % of 17 is 15.3, at least 70 % of 18 is 12.6: 15 whole starts.
+      const { rate, next } = throttledTwice(20, 17);
+      expect(next).toBeCloseTo(350 + 10 / 15, 9);
+      expect(spend(rate, next, 15)).toBe(450);
+      expect(rate.started(450)).toBeCloseTo(450 + 10 / 31, 9);
+    });
+
+    it('that served nothing, take it for an outage, not a limit: twice as many and one', () => {
+      const rate = new LearnedRate();
+      rate.started(0);
+      rate.dropped(10, 110);
+      expect(rate.started(110)).toBe(210);
+      rate.dropped(120, 220);
+      expect(rate.started(220)).toBe(320);
+      // One start a pause, all of it started: 1 * 2 + 1 in the next.
+      expect(rate.started(320)).toBeCloseTo(320 + 10 / 3, 9);
+    });
+
+    it('forgets the limit at a throttle whose count differs from it: twice as many and one again', () => {
+      const { rate, next } = throttledTwice(20, 18);
+      spend(rate, next, 16);
+      // A third throttle, at 460, after 10 served: 10 against 18 is no limit, and the allowance keeps 70 % of 18.
+      rate.started(450);
+      for (let k = 0; k < 10; k++) rate.succeeded();
+      rate.dropped(460, 560);
+      expect(rate.started(560)).toBeCloseTo(560 + 10 / 12, 9);
+      expect(spend(rate, 560 + 10 / 12, 12)).toBe(660);
+      expect(rate.started(660)).toBeCloseTo(660 + 10 / 26, 9);
+    });
   });
 
   it('keeps the allowance of a cycle that did not start all of it', () => {

@@ -9,7 +9,11 @@
 // budget then find it spent one try each, not a volley each. A pause in which every allowed start went
 // out unrefused allows twice as many, plus one, in the next, as TCP's slow start doubles: capacity that
 // other clients leave (they finish, or the limit is raised) is found in fewer pauses, and a run's last
-// pauses, when most clients are done, are not spent a few starts at a time.
+// pauses, when most clients are done, are not spent a few starts at a time. Unless the last two throttled
+// pauses served about the same: then that count is the server's limit, not a share that other clients'
+// demand moves, and doubling past it only buys the next throttle sooner. So the next clean pause allows
+// that count again, and the one after it one more, before doubling resumes (CUBIC's reasoning: grow
+// back to where the last loss was, and probe slowly there).
 import { MAX_TIMER_DELAY } from '../timer-limit.js';
 
 /**
@@ -29,6 +33,13 @@ export const KEPT_AT_A_THROTTLE = 0.7;
 
 /** How much a pause's allowance grows when all of it started unrefused: by this share, plus one. */
 export const GROWTH = 1;
+
+/**
+ * How close the counts two throttled pauses served must be, as a share of the larger, for the run to
+ * take them as the server's limit: a client alone at a limit is served the same each time, one of many
+ * a share that moves with the others' demand.
+ */
+export const STEADY = 0.1;
 
 /**
  * The part of a pause over which its allowance is spread. Wide enough that clients sharing a budget
@@ -67,6 +78,12 @@ export class LearnedRate {
   private allowance: number | undefined;
   /** Set from a drop to the first start after its pause: the tries in flight at the drop still count. */
   private measuring = false;
+  /** What the last throttled pause served, to compare the next one's with. */
+  private lastServed: number | undefined;
+  /** What the last two throttled pauses both served, when they agreed and it was not nothing: the server's limit. */
+  private limit: number | undefined;
+  /** Set once a clean pause has allowed one more than the limit, since the last throttle. */
+  private probed = false;
 
   /** A task starts at `now`. Returns the earliest time the next one may start: `now` while there is no limit. */
   started(now: number): number {
@@ -99,8 +116,13 @@ export class LearnedRate {
   /** The pause is over: what the cycle that ended with it served sets the next one's allowance. */
   private measure(): void {
     this.measuring = false;
-    const allowance = Math.max(1, this.served * MARGIN, (this.allowance ?? 0) * KEPT_AT_A_THROTTLE);
+    const { served, lastServed } = this;
+    const allowance = Math.max(1, served * MARGIN, (this.allowance ?? 0) * KEPT_AT_A_THROTTLE);
     this.allowance = allowance;
+    const steady = served > 0 && lastServed !== undefined && Math.abs(served - lastServed) <= STEADY * Math.max(served, lastServed);
+    this.limit = steady ? served : undefined;
+    this.lastServed = served;
+    this.probed = false;
     this.startedInCycle = 0;
     this.served = 0;
     this.onLearned?.((allowance * 1000) / this.cycleLength);
@@ -108,9 +130,18 @@ export class LearnedRate {
 
   /** A cycle ran out without a throttle at `now`: the next begins, with more if all of this one started. */
   private nextCycle(now: number, allowance: number): void {
-    if (this.startedInCycle >= Math.floor(allowance)) this.allowance = allowance * (1 + GROWTH) + 1;
+    if (this.startedInCycle >= Math.floor(allowance)) this.allowance = this.grown(allowance);
     this.cycleStart = now;
     this.startedInCycle = 0;
     this.served = 0;
+  }
+
+  /** The allowance after a cycle that started all of `allowance` unrefused: back to a known limit, one past it, or twice as many and one. */
+  private grown(allowance: number): number {
+    const { limit } = this;
+    if (limit === undefined || (allowance >= limit && this.probed)) return allowance * (1 + GROWTH) + 1;
+    if (allowance < limit) return limit;
+    this.probed = true;
+    return allowance + 1;
   }
 }

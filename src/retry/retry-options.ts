@@ -28,7 +28,9 @@ export interface RetryOptions {
   /**
    * After a throttle, also start no more tasks per pause than 90 % of what the server served the run
    * from the end of the last pause to the end of this one, spread over the first tenth of each pause;
-   * twice as many, plus one, after a pause that started all it allowed unrefused; at a throttle,
+   * twice as many, plus one, after a pause that started all it allowed unrefused (unless the last two
+   * throttled pauses served within a tenth of each other: then back to that count, then one more, and
+   * then doubling); at a throttle,
    * at least 70 % of the allowance before, and never fewer than one start per pause. For servers that
    * send only `Retry-After`, and clients that share one rate limit with no coordinator (many browsers,
    * many workers): each learns its share of the budget, so that it is seldom spent before the reset.
