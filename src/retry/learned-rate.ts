@@ -78,12 +78,13 @@ export class LearnedRate {
   private allowance: number | undefined;
   /** Set from a drop to the first start after its pause: the tries in flight at the drop still count. */
   private measuring = false;
-  /** What the last throttled pause served, to compare the next one's with. */
-  private lastServed: number | undefined;
-  /** What the last two throttled pauses both served, when they agreed and it was not nothing: the server's limit. */
-  private limit: number | undefined;
-  /** Set once a clean pause has allowed one more than the limit, since the last throttle. */
-  private probed = false;
+  /** What the last throttled pause served, to compare the next one's with: none before the first. */
+  private lastServed = 0;
+  /**
+   * What the last two throttled pauses both served, when they agreed: the server's limit, and whether a
+   * clean pause has allowed one more than it since.
+   */
+  private limit: { readonly count: number; probed: boolean } | undefined;
 
   /** A task starts at `now`. Returns the earliest time the next one may start: `now` while there is no limit. */
   started(now: number): number {
@@ -119,10 +120,10 @@ export class LearnedRate {
     const { served, lastServed } = this;
     const allowance = Math.max(1, served * MARGIN, (this.allowance ?? 0) * KEPT_AT_A_THROTTLE);
     this.allowance = allowance;
-    const steady = served > 0 && lastServed !== undefined && Math.abs(served - lastServed) <= STEADY * Math.max(served, lastServed);
-    this.limit = steady ? served : undefined;
+    // Nothing served is an outage, not a limit; nor is a first count, against the none before it.
+    const steady = served > 0 && Math.abs(served - lastServed) <= STEADY * Math.max(served, lastServed);
+    this.limit = steady ? { count: served, probed: false } : undefined;
     this.lastServed = served;
-    this.probed = false;
     this.startedInCycle = 0;
     this.served = 0;
     this.onLearned?.((allowance * 1000) / this.cycleLength);
@@ -139,9 +140,9 @@ export class LearnedRate {
   /** The allowance after a cycle that started all of `allowance` unrefused: back to a known limit, one past it, or twice as many and one. */
   private grown(allowance: number): number {
     const { limit } = this;
-    if (limit === undefined || (allowance >= limit && this.probed)) return allowance * (1 + GROWTH) + 1;
-    if (allowance < limit) return limit;
-    this.probed = true;
+    if (limit === undefined || limit.probed) return allowance * (1 + GROWTH) + 1;
+    if (allowance < limit.count) return limit.count;
+    limit.probed = true;
     return allowance + 1;
   }
 }
