@@ -19,6 +19,7 @@
 import { defer, from, map, mergeMap, retry, throwError, timer, VirtualTimeScheduler, type Observable } from 'rxjs';
 import { median } from './harness.mjs';
 import { is429, logNormalSource, TooManyRequestsError } from './rate-limited-server.mjs';
+import { CLIENTS, CONCURRENCY, RATES, SECONDS_OF_WORK, TAB } from './scenarios/real-limiters.mjs';
 import { retryAfter, slowStart } from './subject.mjs';
 import { seededRandom } from './virtual-time.mjs';
 
@@ -124,17 +125,17 @@ function runOnce(strategy: Strategy, setting: Setting, seed: number): { makespan
 const seeds = Number(process.argv[2] ?? 20);
 if (!Number.isInteger(seeds) || seeds < 1)
   throw new Error(`usage: flexible-sim.mts [SEEDS], a whole number of seeds from 1; got ${process.argv[2]}`);
-const SECONDS_OF_WORK = [3.5, 3.75, 4, 4.25, 4.5];
+// The real-limiters scenario's settings: its flexible ones, and its tab. The real server's burst is half the rate.
 const settings: Setting[] = [
-  ...[50, 200].map((rate) => ({
+  ...RATES.map((rate) => ({
     label: `flexible ${rate}/s`,
     rate,
     burst: Math.ceil(rate / 2),
-    clients: 10,
-    concurrency: 16,
-    tasksOf: (seed: number) => Math.round((rate * SECONDS_OF_WORK[seed % SECONDS_OF_WORK.length]) / 10),
+    clients: CLIENTS,
+    concurrency: CONCURRENCY,
+    tasksOf: (seed: number) => Math.round((rate * SECONDS_OF_WORK[seed % SECONDS_OF_WORK.length]) / CLIENTS),
   })),
-  { label: 'one tab', rate: 20, burst: 15, clients: 1, concurrency: 6, tasksOf: () => 200 },
+  { label: 'one tab', rate: TAB.rate, burst: TAB.burst, clients: 1, concurrency: TAB.concurrency, tasksOf: () => TAB.tasks },
 ];
 for (const setting of settings) {
   const runs = new Map<Strategy, Array<{ makespan: number; refused: number }>>(STRATEGIES.map((s) => [s, []]));

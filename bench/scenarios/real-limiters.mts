@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { benchDir, repoRoot } from '../child.mjs';
 import { format, median, progress, type Figure, type Scenario, type TargetResult } from '../harness.mjs';
 
-const CLIENTS = 10;
+export const CLIENTS = 10;
 /**
  * Seconds of the server's capacity each run's tasks take at the least, one size for each repetition.
  * With whole windows of work a strategy that leaves one request of the budget unspent in any window
@@ -11,15 +11,15 @@ const CLIENTS = 10;
  * measure the pace rather than where the run happens to end. Five of them: runs on loopback vary by a
  * tenth of the makespan and more from one to the next, and three repetitions leave a median to chance.
  */
-const SECONDS_OF_WORK = [3.5, 3.75, 4, 4.25, 4.5] as const;
-const RATES = [50, 200] as const;
+export const SECONDS_OF_WORK = [3.5, 3.75, 4, 4.25, 4.5] as const;
+export const RATES = [50, 200] as const;
 const KINDS = ['express', 'flexible'] as const;
 const STRATEGIES = ['baseline', 'gives-up', 'retry', 'learn-rate', 'rate-limit'] as const;
 const REPETITIONS = SECONDS_OF_WORK.length;
 /** In flight per client at most: the baseline's `mergeMap` concurrency, and `maxBatchSize` for ours. */
-const CONCURRENCY = 16;
+export const CONCURRENCY = 16;
 /** One browser tab: as many in flight as a browser opens to one host, against a bucket of its own. */
-const TAB = { concurrency: 6, rate: 20, burst: 15, tasks: 200 } as const;
+export const TAB = { concurrency: 6, rate: 20, burst: 15, tasks: 200 } as const;
 /** Time for every client to have its order before the instant they all begin. */
 const START_MS = 500;
 

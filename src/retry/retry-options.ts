@@ -30,8 +30,8 @@ export interface RetryOptions {
    * from the end of the last pause to the end of this one, spread over the first tenth of each pause;
    * twice as many, plus one, after a pause that started all it allowed unrefused (unless the last two
    * throttled pauses served within a tenth of each other: then back to that count, then one more, and
-   * then doubling); at a throttle,
-   * at least 70 % of the allowance before, and never fewer than one start per pause. For servers that
+   * then doubling); at a throttle, at least 70 % of the allowance before, and never fewer than one
+   * start per pause. For servers that
    * send only `Retry-After`, and clients that share one rate limit with no coordinator (many browsers,
    * many workers): each learns its share of the budget, so that it is seldom spent before the reset.
    * Without it, only the pace limits the starts, and it grows until the next throttle.
