@@ -1,7 +1,22 @@
 // Where the factories come from: slowStart() over arrays, iterables, async iterables and other
 // ObservableInputs, pulled lazily (§8); slowStartBatch() over sources that end, fail or never emit
 // (§5, §6).
-import { EMPTY, NEVER, firstValueFrom, lastValueFrom, materialize, of, Subject, take, throwError, timer, map, toArray, defer } from 'rxjs';
+import {
+  config,
+  EMPTY,
+  NEVER,
+  firstValueFrom,
+  lastValueFrom,
+  materialize,
+  of,
+  Subject,
+  take,
+  throwError,
+  timer,
+  map,
+  toArray,
+  defer,
+} from 'rxjs';
 import {
   isSlowStartBatchError,
   slowStart,
@@ -254,6 +269,8 @@ describe('slowStart pulls an iterable lazily and closes it only when it stops ea
 
   it('reports an error thrown by return() instead of swallowing it', () => {
     jest.useFakeTimers();
+    // No handler, as RxJS has by default: the error is thrown from a timeout.
+    config.onUnhandledError = null;
     try {
       const broken = new Error('return() broke');
       const iterable: Iterable<TaskFactory<number>> = {

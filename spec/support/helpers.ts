@@ -1,4 +1,4 @@
-import { catchError, map, of, type Observable, type OperatorFunction } from 'rxjs';
+import { catchError, config, map, of, type Observable, type OperatorFunction } from 'rxjs';
 import { isSlowStartBatchError, type BatchResult } from '../../src/index';
 
 /** A `BatchResult` literal, for readable expectations. */
@@ -36,6 +36,9 @@ export function summarizeError<T>(): OperatorFunction<T, T | ReturnType<typeof e
  */
 export async function errorsReportedLater(body: () => Promise<void>): Promise<unknown[]> {
   const reported: unknown[] = [];
+  // No handler, as RxJS has by default: the error is thrown.
+  const handler = config.onUnhandledError;
+  config.onUnhandledError = null;
   const setTimeoutSpy = jest.spyOn(globalThis, 'setTimeout').mockImplementation(((callback: () => void) => {
     try {
       callback();
@@ -50,6 +53,7 @@ export async function errorsReportedLater(body: () => Promise<void>): Promise<un
     for (let turn = 0; turn < 5; turn++) await Promise.resolve();
   } finally {
     setTimeoutSpy.mockRestore();
+    config.onUnhandledError = handler;
   }
   return reported;
 }
