@@ -15,8 +15,9 @@ export default {
       // Left out, to keep a run under an hour on two cores: the leak test (it measures the whole
       // process's heap; spec/perf/retention.spec.ts checks the same thing faster), the demo's tests
       // (they test the demo's own code) and the stack tests (a million tasks each; `npm test` runs
-      // them). Left out because it cannot judge a mutant: the architecture spec (it reads src/ as text, which Stryker rewrites with its mutants: no mutant
-      // of behaviour can make it fail, and the instrumented functions are longer than it allows).
+      // them). Left out because it cannot judge a mutant: the architecture spec (it reads src/ as
+      // text, which Stryker rewrites with its mutants: no mutant of behaviour can make it fail, and
+      // the instrumented functions are longer than it allows).
       testPathIgnorePatterns: [
         '/node_modules/',
         '/spec/contract/architecture\\.spec\\.ts$',
