@@ -36,6 +36,11 @@ interface Run {
   /** The fewest and the most tasks one client completed in the run's first second. */
   firstSecondFewest: number;
   firstSecondMost: number;
+  /**
+   * The rank correlation of what each client completed in the run's first second with when it
+   * finished: -1 when the clients that did most in the first second are the first to finish, in order.
+   */
+  firstSecondOrder: number;
   /** The budget left unspent in the limiter's windows before the run's last one. */
   unspent: number;
   /** Time between the end of one of the limiter's windows and the first request of the next: nobody asked. */
@@ -67,6 +72,34 @@ interface Stats {
 const WINDOW_MS = 1000;
 /** The server's median latency (`limiter-server.mts`). */
 const MEDIAN_LATENCY_MS = 30;
+
+/** The ranks of `values`, from 1, ties given the mean of the ranks they share. */
+function ranks(values: readonly number[]): number[] {
+  const order = values.map((value, index) => ({ value, index })).sort((a, b) => a.value - b.value);
+  const result = new Array<number>(values.length);
+  for (let first = 0; first < order.length;) {
+    let last = first;
+    while (last + 1 < order.length && order[last + 1].value === order[first].value) last++;
+    for (let i = first; i <= last; i++) result[order[i].index] = (first + last) / 2 + 1;
+    first = last + 1;
+  }
+  return result;
+}
+
+/** Spearman's rank correlation of `xs` with `ys`; 0 when either has no spread. */
+function rankCorrelation(xs: readonly number[], ys: readonly number[]): number {
+  const [rx, ry] = [ranks(xs), ranks(ys)];
+  const mean = (xs.length + 1) / 2;
+  let covariance = 0;
+  let varianceX = 0;
+  let varianceY = 0;
+  for (let i = 0; i < xs.length; i++) {
+    covariance += (rx[i] - mean) * (ry[i] - mean);
+    varianceX += (rx[i] - mean) ** 2;
+    varianceY += (ry[i] - mean) ** 2;
+  }
+  return varianceX === 0 || varianceY === 0 ? 0 : covariance / Math.sqrt(varianceX * varianceY);
+}
 
 /** Starts a limiter server and resolves with it and its port once it listens. */
 function startServer(kind: string, rate: number, burst?: number): Promise<{ child: ChildProcess; port: number }> {
@@ -141,6 +174,10 @@ async function runOnce(base: string, clients: readonly Client[], strategy: Strat
     spread: Math.max(...finished) - Math.min(...finished),
     firstSecondFewest: Math.min(...answers.map((c) => c.firstSecond)),
     firstSecondMost: Math.max(...answers.map((c) => c.firstSecond)),
+    firstSecondOrder: rankCorrelation(
+      answers.map((c) => c.firstSecond),
+      finished,
+    ),
   };
 }
 
@@ -219,7 +256,8 @@ function report(setting: Setting, runs: Map<Strategy, Run[]>, limits: Limits) {
       `which took ${format.ms(med(strategy, 'firstHeardAfter'))} to come back` +
       (clients > 1
         ? `; finish spread ${format.ms(med(strategy, 'spread'))}; ` +
-          `${format.count(med(strategy, 'firstSecondFewest'))} to ${format.count(med(strategy, 'firstSecondMost'))} tasks a client in the first second`
+          `${format.count(med(strategy, 'firstSecondFewest'))} to ${format.count(med(strategy, 'firstSecondMost'))} tasks a client in the first second, ` +
+          `whose rank correlation with the client's finish time was ${med(strategy, 'firstSecondOrder').toFixed(2)}`
         : ''),
   }));
   const { judged } = limits;
@@ -268,7 +306,9 @@ function report(setting: Setting, runs: Map<Strategy, Run[]>, limits: Limits) {
         `In the run's first second, from which each client learns its share, one client completed ` +
         `${format.count(med(judged, 'firstSecondFewest'))} to ${format.count(med(judged, 'firstSecondMost'))} tasks with ${name}, ` +
         `${format.count(med('baseline', 'firstSecondFewest'))} to ${format.count(med('baseline', 'firstSecondMost'))} with the baseline ` +
-        `(medians of the fewest and the most).`,
+        `(medians of the fewest and the most). The rank correlation of what a client completed in that second with when it ` +
+        `finished (-1: the clients that did most then finish first, in order) was ${med(judged, 'firstSecondOrder').toFixed(2)} ` +
+        `with ${name} and ${med('baseline', 'firstSecondOrder').toFixed(2)} with the baseline (medians).`,
     });
   }
   return { figures, targets };
