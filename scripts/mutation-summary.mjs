@@ -19,6 +19,15 @@ const cell = (text, width = 90) => {
 };
 const code = (text, width) => `\`${cell(text, width)}\``;
 const percent = (detected, valid) => (valid === 0 ? 'n/a' : `${((100 * detected) / valid).toFixed(1)} %`);
+/**
+ * The mutant's line as the mutant has it: the replacement in place of the code it mutates. Stryker's
+ * replacement alone can mislead: `false` may stand for one side of a condition, not the whole of it.
+ */
+const mutatedLine = (lines, { location: { start, end }, replacement = '' }) => {
+  const first = lines[start.line - 1] ?? '';
+  const rest = start.line === end.line ? first.slice(end.column - 1) : ' …';
+  return `${first.slice(0, start.column - 1)}${replacement.split('\n')[0]}${rest}`;
+};
 const table = (header, rows) =>
   [`| ${header.join(' | ')} |`, `| ${header.map(() => '---').join(' | ')} |`, ...rows.map((row) => `| ${row.join(' | ')} |`)].join('\n');
 
@@ -48,7 +57,7 @@ for (const [path, file] of Object.entries(report.files).sort(([a], [b]) => a.loc
       ignored.set(skippedAs, entry);
     }
     if (undetectedStatuses.has(mutant.status)) {
-      undetected.push([where, mutant.status, mutant.mutatorName, code(mutant.replacement ?? '', 50), code(lines[line - 1] ?? '', 80)]);
+      undetected.push([where, mutant.status, mutant.mutatorName, code(lines[line - 1] ?? '', 80), code(mutatedLine(lines, mutant), 80)]);
     }
   }
   totals.detected += counts.detected;
@@ -72,4 +81,4 @@ const ignoredRows = [...ignored].map(([where, { mutators, count, reason }]) => [
 console.log(`\n### Skipped by name (${totals.ignored} mutants in ${ignored.size} places)\n`);
 console.log(table(['Where', 'Mutants', 'Mutators', 'Why'], ignoredRows));
 console.log(`\n### Undetected (${undetected.length})\n`);
-console.log(undetected.length === 0 ? 'None.' : table(['Where', 'Status', 'Mutator', 'Replacement', 'Line'], undetected));
+console.log(undetected.length === 0 ? 'None.' : table(['Where', 'Status', 'Mutator', 'Line', 'As the mutant has it'], undetected));

@@ -153,11 +153,14 @@ function draft7(combined: string, policy: string | undefined): Announced {
  */
 const item = /^\s*("(?:[^"\\]|\\.)*"|[A-Za-z*][\w:.%*/!#$&'+^`|~-]*)\s*((?:;\s*[a-z*][a-z0-9_.*-]*(?:=[^;,]*)?\s*)*)(?:,|$)/;
 
-/** The items of a list, each its name and parameters, or `undefined` if any part is not an item. */
+/**
+ * The items of a list, each its name and parameters, or `undefined` if any part is not an item. The
+ * list comes trimmed: once its last item is read, nothing is left of it.
+ */
 function items(list: string): Array<{ name: string; parameters: Map<string, string | undefined> }> | undefined {
   const found = [];
   let rest = list;
-  while (rest.trim() !== '') {
+  while (rest !== '') {
     const match = item.exec(rest);
     if (match === null) return undefined;
     // What comes before the first `;` is no parameter: it has an empty key, which nothing reads.

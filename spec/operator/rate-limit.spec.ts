@@ -60,6 +60,36 @@ function runAgainstServer(tasks: number, options: { rateLimit?: boolean }) {
   return result;
 }
 
+/**
+ * Runs a task for each of `answers`, two at first, each answered after `at` ms with a budget of `left`
+ * for a second (or none), and returns when each started and the rate-limit pauses reported.
+ */
+function pausesOf(answers: ReadonlyArray<{ at: number; left?: number }>) {
+  const scheduler = new TestScheduler(() => {});
+  const starts: number[] = [];
+  const pauses: string[] = [];
+  scheduler.run(({ flush }) => {
+    const tasks = answers.map(({ at, left }) => () => {
+      starts.push(scheduler.now());
+      return timer(at).pipe(map(() => ({ left })));
+    });
+    const rateLimit = (value: unknown) => {
+      const left = (value as { left?: number } | undefined)?.left;
+      return left === undefined ? undefined : { limit: undefined, remaining: left, resetIn: 1000, window: undefined };
+    };
+    slowStart(tasks, {
+      pacing: 'window',
+      initialBatchSize: 2,
+      rateLimit,
+      events: (e) => {
+        if (e.type === 'paused') pauses.push(`${e.time} until ${e.until} (${e.cause})`);
+      },
+    }).subscribe();
+    flush();
+  });
+  return { starts, pauses };
+}
+
 describe('rateLimit (contract §13)', () => {
   beforeEach(() => jest.spyOn(Math, 'random').mockReturnValue(0));
   afterEach(() => jest.restoreAllMocks());
@@ -136,32 +166,23 @@ describe('rateLimit (contract §13)', () => {
     expect(starts).toEqual([0, 110, 220]);
   });
 
+  it('reports a hold once: an announcement that leaves it where it was reports no pause', () => {
+    // Both first tries start at 0 and say nothing is left: the first, answered at 10, until 1010; the
+    // second, answered at 20 in the same window, until the same reset, which reports nothing. After
+    // the reset one try hears the new window, and its answer moves the hold again.
+    const { starts, pauses } = pausesOf([
+      { at: 10, left: 0 },
+      { at: 20, left: 0 },
+      { at: 1, left: 0 },
+    ]);
+    expect(starts).toEqual([0, 0, 1010]);
+    expect(pauses).toEqual(['10 until 1010 (rate limit)', '1010 until 2010 (rate limit)', '1011 until 2011 (rate limit)']);
+  });
+
   it('brings a hold forward when a newer announcement allows: the pause reported ends then', () => {
-    const scheduler = new TestScheduler(() => {});
-    const starts: number[] = [];
-    const pauses: string[] = [];
-    scheduler.run(({ flush }) => {
-      // Both first tries start at 0: the first says nothing is left for a second, the second, answered
-      // at 50, that the next window has 10. Then tries with nothing to say.
-      const answers: ({ at: number; left: number } | undefined)[] = [{ at: 10, left: 0 }, { at: 50, left: 10 }, undefined, undefined];
-      const tasks = answers.map((answer) => () => {
-        starts.push(scheduler.now());
-        return answer === undefined ? timer(1).pipe(map(() => ({}))) : timer(answer.at).pipe(map(() => ({ left: answer.left })));
-      });
-      const rateLimit = (value: unknown) => {
-        const left = (value as { left?: number } | undefined)?.left;
-        return left === undefined ? undefined : { limit: undefined, remaining: left, resetIn: 1000, window: undefined };
-      };
-      slowStart(tasks, {
-        pacing: 'window',
-        initialBatchSize: 2,
-        rateLimit,
-        events: (e) => {
-          if (e.type === 'paused') pauses.push(`${e.time} until ${e.until} (${e.cause})`);
-        },
-      }).subscribe();
-      flush();
-    });
+    // Both first tries start at 0: the first says nothing is left for a second, the second, answered
+    // at 50, that the next window has 10. Then tries with nothing to say.
+    const { starts, pauses } = pausesOf([{ at: 10, left: 0 }, { at: 50, left: 10 }, { at: 1 }, { at: 1 }]);
     expect(starts).toEqual([0, 0, 50, 50]);
     expect(pauses).toEqual(['10 until 1010 (rate limit)', '50 until 50 (rate limit)']);
   });

@@ -118,10 +118,13 @@ describe('rateLimit (contract §13)', () => {
     it('draft 8: a list with anything before, between or after its items is not read', () => {
       expect(rateLimit(response({ ratelimit: '!!, "a"; r=1; t=1' }), now)).toBeUndefined();
       expect(rateLimit(response({ ratelimit: '"a"; r=1; t=1 junk' }), now)).toBeUndefined();
+      // Junk before items that would read on their own: the list is read from its start, not searched.
+      expect(rateLimit(response({ ratelimit: '@"a"; r=1; t=1, x' }), now)).toBeUndefined();
     });
 
     it('draft 8: an item without `r` or `t` is passed over', () => {
       expect(rateLimit(response({ ratelimit: '"a"; r=3, "b"; r=2; t=1' }), now)).toEqual(state(undefined, 2, 1000, undefined));
+      expect(rateLimit(response({ ratelimit: '"a"; t=3, "b"; r=2; t=1' }), now)).toEqual(state(undefined, 2, 1000, undefined));
       expect(rateLimit(response({ ratelimit: '"a"; t=3' }), now)).toBeUndefined();
     });
 
