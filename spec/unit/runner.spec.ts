@@ -418,12 +418,14 @@ describe('createRunner() on a host without RxJS', () => {
     expect(clock.reads).toBeGreaterThan(reads);
   });
 
-  it('does not count a factory as overdue when none waits as the last task settles', () => {
-    const { feed, advanceTo } = setUp({ initialBatchSize: 1, flushAfter: 10 });
+  it('does not count a factory as overdue when none waits as the last task settles, nor reads the clock to ask', () => {
+    const { feed, advanceTo, clock } = setUp({ initialBatchSize: 1, flushAfter: 10 });
     const first = new ManualTask();
     feed.sink.push(factoryOf(first, []));
     advanceTo(20);
+    const reads = clock.reads;
     first.observer!.complete();
+    expect(clock.reads).toBe(reads);
     // The next batch holds 2: one factory alone waits for the second or for flushAfter.
     const second = new ManualTask();
     feed.sink.push(factoryOf(second, []));
