@@ -3,14 +3,16 @@
  * start-up stays out of the runs. Each line on stdin is a run: `{"url","strategy","tasks","start",
  * "concurrency"}`; the client makes `tasks` requests to `url` with real `fetch` by `strategy`, starting
  * at `start` (ms since the epoch, so that every client starts at one instant), and prints
- * `{"completed":N,"finishedAt":T,"firstSecond":F,"unheard":U,"firstHeardAfter":H}` (F: the tasks completed
- * in the run's first second; U: the 429s drawn by tries sent before the client heard its first; H: how
- * long that first 429 took to come back, in ms, or null without one),
+ * `{"completed":N,"finishedAt":T,"firstSecond":F,"unheard":U,"firstHeardAfter":H,"completedAt":[...]}` (F:
+ * the tasks completed in the run's first second; U: the 429s drawn by tries sent before the client heard
+ * its first; H: how long that first 429 took to come back, in ms, or null without one; then when each
+ * task completed, in ms after `start`),
  * after a first line `{"ready":true}` once it can take orders. A run gives up after 120 s; stdin's end
  * ends the process.
  */
 import { createInterface } from 'node:readline';
 import { defer, from, lastValueFrom, mergeMap, retry, takeUntil, timer, type Observable } from 'rxjs';
+import type { Answer } from '../scenarios/real-limiters.mjs';
 import { retryAfter, slowStart } from '../subject.mjs';
 
 const DEADLINE_MS = 120_000;
@@ -29,15 +31,11 @@ const serverDelay = (error: unknown) => timer(retryAfter(error) ?? 1000);
 /** The same waits for ours: what the server asks, or a second, and no backoff of its own on top. */
 const throttle = { when: (error: unknown) => (is429(error) ? (retryAfter(error) ?? 1000) : false), delay: 0, maxAttempts: 101 };
 
-async function runOrder({
-  url,
-  strategy,
-  tasks,
-  start,
-  concurrency,
-}: Order): Promise<{ completed: number; finishedAt: number; firstSecond: number; unheard: number; firstHeardAfter: number | null }> {
+async function runOrder({ url, strategy, tasks, start, concurrency }: Order): Promise<Answer> {
   /** Tasks that succeeded: each succeeds once, whatever the tries it took. */
   let completed = 0;
+  /** When each of them completed, in ms after the run's start. */
+  const completedAt: number[] = [];
   /** When the client heard its first 429, and how long after sending that try. */
   let firstHeardAt: number | undefined;
   let firstHeardAfter: number | null = null;
@@ -57,6 +55,7 @@ async function runOrder({
     await response.arrayBuffer();
     if (!response.ok) throw response;
     completed++;
+    completedAt.push(Date.now() - start);
     return response;
   };
   const factories = Array.from({ length: tasks }, () => request);
@@ -81,7 +80,7 @@ async function runOrder({
   // A run that gives up errors: what it completed is counted all the same.
   await lastValueFrom(run().pipe(takeUntil(timer(DEADLINE_MS))), { defaultValue: undefined }).catch(() => undefined);
   clearTimeout(mark);
-  return { completed, finishedAt: Date.now(), firstSecond: firstSecond ?? completed, unheard, firstHeardAfter };
+  return { completed, finishedAt: Date.now(), firstSecond: firstSecond ?? completed, unheard, firstHeardAfter, completedAt };
 }
 
 process.stdout.write('{"ready":true}\n');

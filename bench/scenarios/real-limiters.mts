@@ -13,8 +13,8 @@ export const CLIENTS = 10;
  */
 export const SECONDS_OF_WORK = [3.5, 3.75, 4, 4.25, 4.5] as const;
 export const RATES = [50, 200] as const;
-const KINDS = ['express', 'flexible'] as const;
-const STRATEGIES = ['baseline', 'gives-up', 'retry', 'learn-rate', 'rate-limit'] as const;
+export const KINDS = ['express', 'flexible'] as const;
+export const STRATEGIES = ['baseline', 'gives-up', 'retry', 'learn-rate', 'rate-limit'] as const;
 const REPETITIONS = SECONDS_OF_WORK.length;
 /** In flight per client at most: the baseline's `mergeMap` concurrency, and `maxBatchSize` for ours. */
 export const CONCURRENCY = 16;
@@ -51,17 +51,19 @@ interface Run {
   firstHeardAfter: number;
 }
 
-/** What a client answers for a run. */
-interface Answer {
+/** What a client answers for a run (`bench/http/limiter-client.mts`). */
+export interface Answer {
   completed: number;
   finishedAt: number;
   firstSecond: number;
   unheard: number;
   firstHeardAfter: number | null;
+  /** When each task completed, in ms after the run's start. */
+  completedAt: number[];
 }
 
 /** The server's counts after a run. */
-interface Stats {
+export interface Stats {
   served: number;
   refused: number;
   refusedFirstSecond: number;
@@ -102,7 +104,7 @@ function rankCorrelation(xs: readonly number[], ys: readonly number[]): number {
 }
 
 /** Starts a limiter server and resolves with it and its port once it listens. */
-function startServer(kind: string, rate: number, burst?: number): Promise<{ child: ChildProcess; port: number }> {
+export function startServer(kind: string, rate: number, burst?: number): Promise<{ child: ChildProcess; port: number }> {
   const args = [resolve(benchDir, 'http/limiter-server.mts'), kind, String(rate), ...(burst === undefined ? [] : [String(burst)])];
   return new Promise((resolvePromise, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
@@ -117,7 +119,7 @@ function startServer(kind: string, rate: number, burst?: number): Promise<{ chil
 }
 
 /** A client process that runs one order per line of stdin and answers one line each. */
-class Client {
+export class Client {
   private readonly child: ChildProcess;
   private readonly answers: Array<(line: string) => void> = [];
   /** Resolves once the process can take orders. */
@@ -154,13 +156,23 @@ class Client {
   }
 }
 
-async function runOnce(base: string, clients: readonly Client[], strategy: Strategy, tasks: number, setting: Setting): Promise<Run> {
-  const { concurrency, rate } = setting;
+/**
+ * One run of `strategy` on the server at `base`: its counts reset, every client given `tasks` tasks to
+ * start at one instant (`start`, ms since the epoch), what each answered, and the server's counts.
+ */
+export async function runClients(base: string, clients: readonly Client[], strategy: string, tasks: number, concurrency: number) {
   await fetch(`${base}/reset`, { method: 'POST' }).then((r) => r.arrayBuffer());
   const start = Date.now() + START_MS;
   const order = { url: `${base}/task`, strategy, tasks, start, concurrency };
   const answers = await Promise.all(clients.map((client) => client.run(order)));
-  const { windows, ...stats } = (await fetch(`${base}/stats`).then((r) => r.json())) as Stats;
+  const stats = (await fetch(`${base}/stats`).then((r) => r.json())) as Stats;
+  return { start, answers, stats };
+}
+
+async function runOnce(base: string, clients: readonly Client[], strategy: Strategy, tasks: number, setting: Setting): Promise<Run> {
+  const { concurrency, rate } = setting;
+  const { start, answers, stats: everything } = await runClients(base, clients, strategy, tasks, concurrency);
+  const { windows, ...stats } = everything;
   const finished = answers.map((c) => c.finishedAt - start);
   const heard = answers.flatMap((c) => (c.firstHeardAfter === null ? [] : [c.firstHeardAfter]));
   return {
