@@ -120,6 +120,9 @@ describe('rateLimit (contract §13)', () => {
       expect(rateLimit(response({ ratelimit: '"a"; r=1; t=1 junk' }), now)).toBeUndefined();
       // Junk before items that would read on their own: the list is read from its start, not searched.
       expect(rateLimit(response({ ratelimit: '@"a"; r=1; t=1, x' }), now)).toBeUndefined();
+      // Junk after a flag (a parameter without a value); a space after one is no junk.
+      expect(rateLimit(response({ ratelimit: '"a"; r=1; t=1; flag!' }), now)).toBeUndefined();
+      expect(rateLimit(response({ ratelimit: '"a"; flag ; r=1; t=1' }), now)?.remaining).toBe(1);
     });
 
     it('draft 8: an item without `r` or `t` is passed over', () => {
