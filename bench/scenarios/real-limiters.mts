@@ -249,9 +249,12 @@ function report(setting: Setting, runs: Map<Strategy, Run[]>, limits: Limits) {
     const values = at(strategy).map((r) => r[field]);
     return `${format.count(Math.min(...values))} to ${format.count(Math.max(...values))}`;
   };
-  /** The median over the repetitions of `strategy`'s `field` against the baseline's in the same repetition. */
-  const ratio = (strategy: Strategy, field: keyof Run) =>
-    median(at(strategy).map((run, rep) => run[field] / Math.max(1, at('baseline')[rep][field])));
+  /**
+   * The median over the repetitions of `strategy`'s `field` against the baseline's in the same repetition:
+   * its `field` too, unless `baselineField` names another.
+   */
+  const ratio = (strategy: Strategy, field: keyof Run, baselineField: keyof Run = field) =>
+    median(at(strategy).map((run, rep) => run[field] / Math.max(1, at('baseline')[rep][baselineField])));
   const done = (strategy: Strategy) => at(strategy).filter((run, rep) => run.completed === clients * setting.tasksOf(rep)).length;
   const capacity = (strategy: Strategy) => median(at(strategy).map((run) => run.served / ((rate * run.makespan) / 1000)));
   const figures: Figure[] = STRATEGIES.map((strategy) => ({
@@ -305,7 +308,13 @@ function report(setting: Setting, runs: Map<Strategy, Run[]>, limits: Limits) {
         `${format.ratio(refusedFirst / Math.max(1, med('baseline', 'refused')))} of the baseline's 429s. ` +
         `${format.count(med(judged, 'unheard'))} of the 429s were to tries sent before their client heard its first, ` +
         `which took ${format.ms(med(judged, 'firstHeardAfter'))} to come back against a success's median latency of ${MEDIAN_LATENCY_MS} ms: ` +
-        `nothing a client learns from its own 429s could have spared those.`,
+        `nothing a client learns from its own 429s could have spared those.` +
+        (judged === 'learn-rate'
+          ? ` Those alone are ${format.ratio(ratio(judged, 'unheard', 'refused'))} of the baseline's 429s (\`retry\`'s, ` +
+            `on the same ramp: ${format.ratio(ratio('retry', 'unheard', 'refused'))}; medians of each repetition's ratio): ` +
+            `until a client hears its first 429 its tries start when §9's ramp says, since with nothing announced §13 ` +
+            `leaves a run exactly §9 and §10, and \`learnRate\` sets no limit before a throttle.`
+          : ''),
     },
   ];
   if (limits.spread) {
