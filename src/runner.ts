@@ -1,19 +1,25 @@
 // Runs tasks as a pacing allows, free of RxJS: the adapter in rxjs-adapter.ts supplies subscriptions,
 // timers and the subscriber through a `RunnerHost`, and a feed supplies the factories. The runner keeps
 // the pump loop, the run's phase and the wiring; each other piece of state has one owner in run/:
-// what waits (`Intake`), who may start and when (`Admission`), `flushAfter` (`FlushClock`) and the
-// tasks in flight (`TaskSet`). The results in the making are the `ResultBook`'s.
+// what waits (`Intake`), the throttled tasks (`RetryQueue`), how many may start and which first
+// (`Admission`), when starts may come (the waits and their `StartGate`), how each try ended
+// (`Outcomes`), `flushAfter` (`FlushClock`) and the tasks in flight (`TaskSet`). The results in the
+// making are the `ResultBook`'s.
 import type { FactoryFeed, FactorySink, RunnerHost } from './host.js';
 import type { ResolvedOptions } from './options.js';
 import { BatchPacing } from './pacing/batch-pacing.js';
 import type { Pacing } from './pacing/pacing.js';
 import { WindowPacing } from './pacing/window-pacing.js';
 import { ResultBook } from './result-book.js';
-import { Admission } from './run/admission.js';
+import { Admission, type AdmissionParts } from './run/admission.js';
 import { FlushClock } from './run/flush-clock.js';
 import { Intake } from './run/intake.js';
+import { Outcomes } from './run/outcomes.js';
 import { Reporter } from './run/reporter.js';
+import { RetryQueue } from './run/retry-queue.js';
 import { TaskSet } from './run/task-set.js';
+import { StartGate } from './run/waits/start-gate.js';
+import { createWaits } from './run/waits/waits.js';
 import type { TaskRun } from './task-run.js';
 
 /** One subscriber's run, as `createRunner` returns it. */
@@ -76,7 +82,7 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
     },
     reportUnhandled,
   });
-  const admission = new Admission<T>(createPacing(options), options, host, pump, { intake, tasks, book, flush, reporter });
+  const { retries, gate, admission, outcomes } = createAdmission(options, host, pump, { intake, tasks, book, flush, reporter });
   const ending = { host, book, reporter };
 
   /**
@@ -125,9 +131,8 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
     return phase < Phase.Closed;
   }
 
-  /** Starts as many tasks as may start now, unless paused. */
+  /** Starts as many tasks as may start now. */
   function launch(): void {
-    if (admission.paused()) return;
     let count = admission.startable();
     const phaseAtStart = phase;
     // A task that settled while starting may have completed a result (emitted before anything else
@@ -135,7 +140,7 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
     while (count-- > 0 && phase === phaseAtStart && !resultDue && !admission.changed()) {
       admission.startNext();
       // A task that failed or unsubscribed as it started has closed the run: nothing may be scheduled.
-      if (isOpen()) admission.spaceNextStart();
+      if (isOpen()) gate.started(tasks.tries);
     }
   }
 
@@ -147,8 +152,8 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
   function endIfDone(): boolean {
     if (tasks.active > 0) return false;
     const stopping = phase === Phase.Stopping;
-    if (stopping ? Math.min(admission.room(), admission.waiting) > 0 : !intake.done || admission.waiting > 0) return false;
-    admission.abandonRetries();
+    if (stopping ? Math.min(admission.openRoom(), admission.waiting) > 0 : !intake.done || admission.waiting > 0) return false;
+    retries.abandon();
     if (book.failed) {
       const unstarted = close();
       // A factory still on its way from the source (an async iterator's pull) is waited for (§11).
@@ -167,8 +172,8 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
 
   /** What the task set tells of each task that settles. */
   function settled(run: TaskRun<T>, fulfilled: boolean, outcome: unknown): void {
-    if (fulfilled) resultDue = admission.succeeded(run, outcome as T | undefined) || resultDue;
-    else if (admission.failed(run, outcome)) stopStarting();
+    if (fulfilled) resultDue = outcomes.succeeded(run, outcome as T | undefined) || resultDue;
+    else if (outcomes.failed(run, outcome)) stopStarting();
     if (tasks.active === 0) flush?.idle();
     pump();
   }
@@ -184,14 +189,14 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
   function close(): unknown[] {
     phase = Math.max(phase, Phase.Closed) as Phase;
     flush?.close();
-    admission.close();
+    gate.stop();
     return intake.close();
   }
 
   return {
     start() {
       if (phase === Phase.Stopped) return;
-      admission.begin();
+      outcomes.begin();
       intake.start();
       pump();
     },
@@ -201,15 +206,31 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
       phase = Phase.Stopped;
       tasks.tearDown();
       intake.release(reportUnhandled);
-      if (reporter?.unended === true) reportCancel(reporter, { tasks, admission, book }, [...unstarted, ...intake.unread()]);
+      if (reporter?.unended === true) reportCancel(reporter, { tasks, retries, book }, [...unstarted, ...intake.unread()]);
     },
   };
+}
+
+/**
+ * Who may start, when and which first, and the booking of how each try ended: the retry queue, the
+ * waits the options ask for and their gate, the admission and the outcomes, wired to one another and
+ * to the run's `parts`. `wake` is called when a pause ends.
+ */
+function createAdmission<T>(options: ResolvedOptions, host: RunnerHost<T>, wake: () => void, parts: Omit<AdmissionParts<T>, 'retries'>) {
+  const { reporter } = parts;
+  const pacing = createPacing(options);
+  const retries = new RetryQueue<T>(parts.book, reporter);
+  const waits = createWaits(options, reporter);
+  const gate = new StartGate(waits.all, host, wake, () => admission.invalidate(), reporter);
+  const admission = new Admission<T>(pacing, options.concurrency, gate, { ...parts, retries });
+  const outcomes = new Outcomes<T>(options.retry, host, { ...parts, pacing, admission, gate, waits, retries });
+  return { retries, gate, admission, outcomes };
 }
 
 /** The run's pieces that the end of a cancelled run accounts for. */
 interface CancelledRun<T> {
   readonly tasks: TaskSet<T>;
-  readonly admission: Admission<T>;
+  readonly retries: RetryQueue<T>;
   readonly book: ResultBook<T>;
 }
 
@@ -222,7 +243,7 @@ interface CancelledRun<T> {
 function reportCancel<T>(reporter: Reporter<T>, run: CancelledRun<T>, neverStarted: unknown[]): void {
   const inFlight = run.tasks.inFlight();
   for (const task of inFlight) reporter.cancelled(task);
-  run.admission.abandonRetries();
+  run.retries.abandon();
   const unfinished = [...inFlight.map((task) => ({ index: task.index, factory: task.factory })), ...run.book.unsucceeded()];
   reporter.end('cancelled', unfinished, run.book.nextIndex, neverStarted);
 }

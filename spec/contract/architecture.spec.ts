@@ -24,13 +24,42 @@ describe('architecture', () => {
 });
 
 describe("the runner's pieces", () => {
-  it('live in src/run/, one owner each: what waits, who may start, flushAfter, the tasks in flight, what the run reports', () => {
-    expect(readdirSync(join(src, 'run')).sort()).toEqual(['admission.ts', 'flush-clock.ts', 'intake.ts', 'reporter.ts', 'task-set.ts']);
+  const pieces = (readdirSync(join(src, 'run'), { recursive: true }) as string[]).filter((file) => file.endsWith('.ts'));
+
+  it('live in src/run/, one owner each: what waits, the retries, how many may start and which, when, how each try ended, flushAfter, the tasks in flight, what the run reports', () => {
+    expect(pieces.sort()).toEqual([
+      'admission.ts',
+      'flush-clock.ts',
+      'intake.ts',
+      'next-task.ts',
+      'outcomes.ts',
+      'reporter.ts',
+      'retry-queue.ts',
+      'task-set.ts',
+      join('waits', 'announced-hold.ts'),
+      join('waits', 'learned-spacing.ts'),
+      join('waits', 'start-gate.ts'),
+      join('waits', 'throttle-pause.ts'),
+      join('waits', 'wait.ts'),
+      join('waits', 'waits.ts'),
+    ]);
   });
 
-  it.each(readdirSync(join(src, 'run')))('run/%s does not import the runner', (file) => {
-    expect(readFileSync(join(src, 'run', file), 'utf8')).not.toMatch(/from '\.\.\/runner\.js'/);
+  it.each(pieces)('run/%s does not import the runner', (file) => {
+    expect(readFileSync(join(src, 'run', file), 'utf8')).not.toMatch(/from '(\.\.\/)+runner\.js'/);
   });
+
+  // The admission says how many may start and which first; time is the waits' and their gate's.
+  it.each(['admission.ts', 'next-task.ts'])('run/%s reads no clock and arms no timer', (file) => {
+    expect(readFileSync(join(src, 'run', file), 'utf8')).not.toMatch(/\.now\(|\.schedule\(/);
+  });
+
+  it.each(pieces.filter((file) => file.startsWith('waits') && !file.endsWith('start-gate.ts')))(
+    'run/%s is told the time: it reads no clock and arms no timer',
+    (file) => {
+      expect(readFileSync(join(src, 'run', file), 'utf8')).not.toMatch(/\.now\(|\.schedule\(|Date\.now|setTimeout/);
+    },
+  );
 });
 
 describe('the code in src/', () => {
@@ -71,5 +100,32 @@ describe('the code in src/', () => {
   it('keeps createRunner to the pump loop, the phase and the wiring: at most 160 lines, comments included', () => {
     const runner = functionLengths('runner.ts').find(({ name }) => name === 'createRunner');
     expect(runner?.lines).toBeLessThanOrEqual(160);
+  });
+
+  /** Every class of a file, with its name and its length in lines. */
+  function classLengths(file: string): { name: string; lines: number }[] {
+    const text = readFileSync(join(src, file), 'utf8');
+    const sourceFile = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+    const found: { name: string; lines: number }[] = [];
+    const visit = (node: ts.Node) => {
+      if (ts.isClassLike(node)) {
+        const start = sourceFile.getLineAndCharacterOfPosition(node.getStart()).line;
+        const end = sourceFile.getLineAndCharacterOfPosition(node.getEnd()).line;
+        found.push({ name: node.name?.text ?? '(anonymous)', lines: end - start + 1 });
+      }
+      ts.forEachChild(node, visit);
+    };
+    visit(sourceFile);
+    return found;
+  }
+
+  // Growth goes where nothing limits it: a class or a module that keeps growing is where the next
+  // feature will not fit. Past these, split it by what its parts own.
+  it.each(files)('%s has no class longer than 200 lines, comments included', (file) => {
+    expect(classLengths(file).filter(({ lines }) => lines > 200)).toEqual([]);
+  });
+
+  it.each(files)('%s is no longer than 300 lines', (file) => {
+    expect(readFileSync(join(src, file), 'utf8').split('\n').length - 1).toBeLessThanOrEqual(300);
   });
 });

@@ -182,19 +182,9 @@ export class Reporter<T> {
       inOrder.push({ index, factory });
     });
     inOrder.sort((a, b) => a.index - b.index);
-    const end: RunEnd<T> & { time: number } = {
-      type: 'end',
-      how,
-      ...this.accounts,
-      unfinished: inOrder.map((task) => task.factory as TaskFactory<T>),
-      unfinishedKeys: inOrder.map((task) => this.keyOf(task.index)),
-      time: this.now(),
-    };
-    if (how === 'failed') (end as { error?: unknown }).error = error;
-    this.send(end);
+    this.send(endEvent(how, this.accounts, inOrder, (index) => this.keyOf(index), this.now(), error));
   }
 
-  /** What every event of a try carries but its time. */
   /**
    * Whether the run has started and its end is not reported yet: a run that closed may still wait for
    * a pull before it errors.
@@ -203,6 +193,7 @@ export class Reporter<T> {
     return this.begun && !this.ended;
   }
 
+  /** What every event of a try carries but its time. */
   private tryOf(run: TaskRun<T>): { key: TaskKey; index: number; batch: number; attempt: number } {
     const { index } = run;
     return { key: this.keyOf(index), index, batch: run.batch, attempt: run.attempt };
@@ -221,4 +212,25 @@ export class Reporter<T> {
       this.host.reportUnhandled(error);
     }
   }
+}
+
+/** The `end` event: how the run ended, its accounts, and the tasks to run again, in source order, with their keys. */
+function endEvent<T>(
+  how: RunEnd<T>['how'],
+  accounts: Accounts,
+  inOrder: Unfinished[],
+  keyOf: (index: number) => TaskKey,
+  time: number,
+  error: unknown,
+): SlowStartEvent<T> {
+  const end: RunEnd<T> & { time: number } = {
+    type: 'end',
+    how,
+    ...accounts,
+    unfinished: inOrder.map((task) => task.factory as TaskFactory<T>),
+    unfinishedKeys: inOrder.map((task) => keyOf(task.index)),
+    time,
+  };
+  if (how === 'failed') (end as { error?: unknown }).error = error;
+  return end;
 }

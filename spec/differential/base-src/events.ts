@@ -1,0 +1,112 @@
+// What a run reports while it runs (§12): one event per thing it does, delivered to the `events`
+// option's observer synchronously and in the order the run saw them.
+import type { BatchResult, TaskFactory } from './types.js';
+
+/**
+ * What ties a task's events to its item, across resumed runs too: `keys[index]` when the `keys` option
+ * is given (an item's id, say), else the task's index in its run. A resumed run given the `unfinished`
+ * and `unfinishedKeys` of the previous run's `end` event reports the same keys for the same items.
+ */
+export type TaskKey = string | number;
+
+/** What ties an event to its task. */
+interface TaskIdentity {
+  /** The task's key: see {@link TaskKey}. */
+  readonly key: TaskKey;
+  /** The task's 0-based position in this run's source, as its context tells it. */
+  readonly index: number;
+}
+
+/** What every event the run times of one task carries. */
+interface TaskFields extends TaskIdentity {
+  /** When it happened, on the scheduler's clock (ms). */
+  readonly time: number;
+}
+
+/** What every event of one try of a task carries. */
+interface TryFields extends TaskFields {
+  /** The index of the result that reports the task (its batch, in batch pacing). */
+  readonly batch: number;
+  /** Which try: 1 for the first, 2 for the first retry. */
+  readonly attempt: number;
+}
+
+/** What every event of a whole run carries. */
+interface RunFields {
+  /** When it happened, on the scheduler's clock (ms). */
+  readonly time: number;
+}
+
+/**
+ * One thing a run did. The events of a task come in this order: `received`, then for each try
+ * `started` and one of `succeeded`, `failed`, `throttled`; then, if it was not settled for good,
+ * one final account of `abandoned`, `cancelled` or `skipped`. Every task received gets exactly one
+ * final account: `succeeded`, `failed`, `abandoned`, `cancelled` or `skipped`.
+ */
+export type SlowStartEvent<T = unknown> =
+  /** A run starts: a subscription. Its pace follows, then its tasks' events. */
+  | (RunFields & { readonly type: 'start' })
+  /**
+   * A factory arrived from the source (or was pulled from it) and waits to start. It has no `time`:
+   * the arrival is the source's doing, and the run reads the clock for what it does (a `timestamp()` on
+   * the source gives the arrival's time; the task's `started` gives when it began).
+   */
+  | (TaskIdentity & { readonly type: 'received' })
+  /** A try of a task starts: its factory is about to be called. */
+  | (TryFields & { readonly type: 'started' })
+  /** A try succeeded with `value`, after `duration` ms. Final. */
+  | (TryFields & { readonly type: 'succeeded'; readonly value: T | undefined; readonly duration: number })
+  /** A try failed for good (not a throttle, or out of tries), after `duration` ms. Final. */
+  | (TryFields & { readonly type: 'failed'; readonly reason: unknown; readonly duration: number })
+  /** A try failed with a throttle, after `duration` ms; the task is tried again, no sooner than `retryAt`. */
+  | (TryFields & { readonly type: 'throttled'; readonly reason: unknown; readonly duration: number; readonly retryAt: number })
+  /** The run stopped while the task waited to be tried again; `attempt` is the try that was throttled. Final. */
+  | (TryFields & { readonly type: 'abandoned'; readonly reason: unknown })
+  /** The subscriber left while the task was in flight: it was torn down. Final. */
+  | (TryFields & { readonly type: 'cancelled' })
+  /** The run ended before the task was ever started. Final. */
+  | (TaskFields & { readonly type: 'skipped' })
+  /** No task starts until `until`: a throttle's pause, the spacing of `retry.learnRate`, or of `rateLimit`. */
+  | (RunFields & { readonly type: 'paused'; readonly until: number; readonly cause: 'throttle' | 'learned rate' | 'rate limit' })
+  /**
+   * The pace changed: at most `limit` tasks in flight (the size of the next batch, in batch pacing),
+   * growing by one per round from `threshold` on; `dropped` after a throttle. Also reported as the run
+   * starts.
+   */
+  | (RunFields & { readonly type: 'pace'; readonly limit: number; readonly threshold: number | undefined; readonly dropped: boolean })
+  /** Under `retry.learnRate`: the starts allowed per pause after a drop of the pace, in tasks per second, as the pause ends. */
+  | (RunFields & { readonly type: 'rate'; readonly perSecond: number })
+  /** A result is about to be emitted. */
+  | (RunFields & { readonly type: 'result'; readonly result: BatchResult<T> })
+  /** The run has ended: reported before the stream completes or errors, or as the subscriber leaves. */
+  | (RunFields & RunEnd<T>);
+
+/** How a run ended, with its accounts: what a new run needs to finish the work. */
+export interface RunEnd<T> {
+  readonly type: 'end';
+  /** `'failed'`: a task failed for good, or the source errored; `'cancelled'`: the subscriber left first. */
+  readonly how: 'completed' | 'failed' | 'cancelled';
+  /** Only when `how` is `'failed'`: what the stream errors with. */
+  readonly error?: unknown;
+  /** How many tasks of this run had each final account. */
+  readonly succeeded: number;
+  readonly failed: number;
+  readonly abandoned: number;
+  readonly cancelled: number;
+  readonly skipped: number;
+  /**
+   * The factories of every task that did not succeed (failed, abandoned, cancelled, skipped), in
+   * source order, and their keys. `slowStart(end.unfinished, { keys: end.unfinishedKeys })` finishes
+   * the work, reporting the same keys.
+   */
+  readonly unfinished: TaskFactory<T>[];
+  readonly unfinishedKeys: TaskKey[];
+}
+
+/**
+ * Where a run's events go: any object with a `next` method (an RxJS `Subject` or `Observer`), or a
+ * function. Only `next` is called: a run's end is an event of its own, and the same observer may
+ * follow the runs that resume it. What it throws goes to RxJS's `config.onUnhandledError`; the run
+ * goes on.
+ */
+export type EventsObserver<T = unknown> = { next(event: SlowStartEvent<T>): void } | ((event: SlowStartEvent<T>) => void);

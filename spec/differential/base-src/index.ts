@@ -1,0 +1,12 @@
+export { slowStartBatch } from './slow-start-batch.js';
+export { slowStart } from './slow-start.js';
+export { SlowStartBatchError, isSlowStartBatchError } from './slow-start-batch-error.js';
+export { nextBatchSize } from './growth.js';
+export { retryAfter } from './retry/retry-after.js';
+export { rateLimit, type RateLimitState } from './rate-limit.js';
+export { slowStartState } from './slow-start-state.js';
+export type { SlowStartState, TaskStatus } from './run-state.js';
+export type { EventsObserver, RunEnd, SlowStartEvent, TaskKey } from './events.js';
+export type { BatchPacingOptions, CommonOptions, SlowStartOptions, WindowPacingOptions } from './options.js';
+export type { RetryOptions } from './retry/retry-options.js';
+export type { BatchResult, TaskContext, TaskFactory, TaskOutcome, TaskValue } from './types.js';

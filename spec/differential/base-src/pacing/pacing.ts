@@ -1,0 +1,81 @@
+// The seam between the algorithm that decides how many tasks may be in flight (a pacing) and what
+// enforces it (the run's admission), as Netflix's concurrency-limits keeps its `Limit` apart from its
+// `Limiter`. A pacing knows nothing of time, sources, subscriptions or RxJS: it is told what happened
+// and answers with numbers. What it hands out at each start is all a task keeps of it.
+
+/** What waits to start, as the admission tells it when it asks. One object, updated in place. */
+export interface Backlog {
+  /** Tasks invoked and not settled yet. */
+  inFlight: number;
+  /** Tasks that could start now: retries due and factories received, not invoked yet. */
+  waiting: number;
+  /** Retried tasks among them, which start first. */
+  retrying: number;
+  /**
+   * No fuller batch is worth waiting for: the source has completed, or the oldest waiting factory has
+   * waited `flushAfter`. Only batch pacing reads it.
+   */
+  mayStartShort: boolean;
+}
+
+/** What a pacing hands out for each start. One object per pacing, reused: read it before the next start. */
+export interface Start {
+  /** The pace's round when the task started: the task gives it back to `settled` and `throttled`. */
+  round: number;
+  /** Whether a new task begins a new result (the next `context.batch`); never for a retried one. */
+  beginsResult: boolean;
+  /** Whether the result of a new task is full with it: no other task will join it. */
+  closesResult: boolean;
+  /** How many tasks the result of a new task may hold: a bound, not a count of what will come. */
+  resultSize: number;
+}
+
+/**
+ * The one `Start` a pacing hands out, filled in anew at each start. Its fields have no value of their
+ * own before the first: nothing can read it before `fill` has returned it.
+ */
+export class StartTicket implements Start {
+  round!: number;
+  beginsResult!: boolean;
+  closesResult!: boolean;
+  resultSize!: number;
+
+  fill(round: number, beginsResult: boolean, closesResult: boolean, resultSize: number): Start {
+    this.round = round;
+    this.beginsResult = beginsResult;
+    this.closesResult = closesResult;
+    this.resultSize = resultSize;
+    return this;
+  }
+}
+
+/** Decides how many tasks may be in flight, and how tasks are grouped into results. */
+export interface Pacing {
+  /**
+   * How many more tasks may start now. The admission starts at most this many, and no more than
+   * `concurrency` allows or than are waiting.
+   */
+  room(backlog: Backlog): number;
+  /** How many factories it would start now if they were waiting: what a lazy source is asked for. */
+  wants(backlog: Backlog): number;
+  /** Whether the next task to start may be a retried one rather than a new one. */
+  takesRetry(): boolean;
+  /** A task starts: a new one, or one tried again. */
+  start(retried: boolean): Start;
+  /**
+   * A task that started in `round` has succeeded. A task that failed for good is not reported: the run
+   * stops after it, and `stop` says so.
+   */
+  succeeded(round: number): void;
+  /**
+   * A task that started in `round` failed with a throttle and will be tried again; `inFlight`
+   * counts the task itself. Returns whether the pace dropped: it drops once per round.
+   */
+  throttled(round: number, inFlight: number): boolean;
+  /** The run is ending (a failure, the source's error): no new round opens; one under way may finish. */
+  stop(): void;
+  /** How many tasks the pace lets be in flight in its round: the size of the next batch, in batch pacing. */
+  currentLimit(): number;
+  /** Half of what was in flight at the last drop, from which the pace grows by one per round; `undefined` before any drop. */
+  currentThreshold(): number | undefined;
+}

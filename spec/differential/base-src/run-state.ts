@@ -1,0 +1,99 @@
+// The live state of a run, folded from its events (§12): what a UI binds. `slowStartState()` in
+// slow-start-state.ts is the fold as an RxJS operator.
+import type { RunEnd, SlowStartEvent, TaskKey } from './events.js';
+
+/** Where a task is: its latest event, by key. */
+export type TaskStatus = 'waiting' | 'inFlight' | 'retrying' | 'succeeded' | 'failed' | 'abandoned' | 'cancelled' | 'skipped';
+
+/** What a run is doing, as its events so far add up. Counts are of tasks by their status now. */
+export interface SlowStartState {
+  /** Received and not started yet. */
+  readonly waiting: number;
+  /** Started and not settled. */
+  readonly inFlight: number;
+  /** Throttled, waiting to be tried again. */
+  readonly retrying: number;
+  readonly succeeded: number;
+  readonly failed: number;
+  readonly abandoned: number;
+  readonly cancelled: number;
+  readonly skipped: number;
+  /** The pace: at most `limit` tasks in flight, growing by one per round from `threshold` on. */
+  readonly limit: number | undefined;
+  readonly threshold: number | undefined;
+  /** The end of the last pause, on the scheduler's clock: the run is paused while `now < pausedUntil`. */
+  readonly pausedUntil: number | undefined;
+  /** Under `retry.learnRate`, the starts allowed per pause, in tasks per second. */
+  readonly rate: number | undefined;
+  /** How the last run ended; `undefined` while one runs, and before any. */
+  readonly ended: RunEnd<unknown>['how'] | undefined;
+  /**
+   * Each task's status by key, across the runs that resume one another. One map, updated in place as
+   * events come: read it through the latest state.
+   */
+  readonly tasks: ReadonlyMap<TaskKey, TaskStatus>;
+}
+
+/** The status each task event puts its task in. */
+const statusAfter: Partial<Record<SlowStartEvent['type'], TaskStatus>> = {
+  received: 'waiting',
+  started: 'inFlight',
+  succeeded: 'succeeded',
+  failed: 'failed',
+  throttled: 'retrying',
+  abandoned: 'abandoned',
+  cancelled: 'cancelled',
+  skipped: 'skipped',
+};
+
+/** The state before any event. */
+export function initialState(): SlowStartState {
+  return {
+    waiting: 0,
+    inFlight: 0,
+    retrying: 0,
+    succeeded: 0,
+    failed: 0,
+    abandoned: 0,
+    cancelled: 0,
+    skipped: 0,
+    limit: undefined,
+    threshold: undefined,
+    pausedUntil: undefined,
+    rate: undefined,
+    ended: undefined,
+    tasks: new Map(),
+  };
+}
+
+/**
+ * The state after `event`. A task's counts move with its status: a task that failed in one run and
+ * is received again by the run that resumes it counts as waiting again, not as failed.
+ */
+export function nextState(state: SlowStartState, event: SlowStartEvent): SlowStartState {
+  const status = statusAfter[event.type];
+  if (status !== undefined) {
+    const { key } = event as { key: TaskKey };
+    const tasks = state.tasks as Map<TaskKey, TaskStatus>;
+    const before = tasks.get(key);
+    tasks.set(key, status);
+    const next: { -readonly [K in keyof SlowStartState]: SlowStartState[K] } = { ...state };
+    if (before !== undefined) next[before]--;
+    next[status]++;
+    return next;
+  }
+  switch (event.type) {
+    case 'start':
+      return { ...state, ended: undefined, pausedUntil: undefined, rate: undefined };
+    case 'pace':
+      return { ...state, limit: event.limit, threshold: event.threshold };
+    case 'paused':
+      return { ...state, pausedUntil: event.until };
+    case 'rate':
+      return { ...state, rate: event.perSecond };
+    case 'end':
+      return { ...state, ended: event.how };
+    default:
+      return state;
+  }
+}

@@ -1,0 +1,120 @@
+// What the source has delivered and not started yet, and what it has been asked for: the run's side
+// of a feed (§3, §6, §8).
+import type { FactoryFeed, FactorySink } from '../host.js';
+import { Queue } from '../queue.js';
+
+/** What the intake tells the run of what the source does. */
+export interface IntakeListener {
+  /** A factory has arrived and waits. */
+  arrived(): void;
+  /** The source has completed. */
+  ended(): void;
+  /** The source has errored, first and before its end: `error` holds it. */
+  failed(): void;
+  /** Takes an error that has nowhere to go, such as one thrown by an iterator's `return()`. */
+  reportUnhandled(error: unknown): void;
+}
+
+/** The sink the feed delivers to; once the run has closed, what arrives is not kept. */
+export class Intake implements FactorySink {
+  /** Factories received and not invoked yet, oldest first. */
+  private readonly waiting = new Queue<unknown>();
+  /** How many factories the feed has been asked for and not yet delivered. */
+  private requested = 0;
+  private readonly feed: FactoryFeed;
+  /** Set once the source has completed or errored: no more factories will come. */
+  done = false;
+  /** The source's error, boxed because any value, `undefined` included, can be an error. */
+  error: { error: unknown } | undefined;
+  /** Set once the run has closed: nothing that arrives may start. */
+  private closed = false;
+
+  constructor(
+    createFeed: (sink: FactorySink) => FactoryFeed,
+    private readonly listener: IntakeListener,
+  ) {
+    this.feed = createFeed(this);
+  }
+
+  /** How many factories wait. */
+  get length(): number {
+    return this.waiting.length;
+  }
+
+  /** Whether the feed delivers only what it is asked for (an array, an iterator), rather than pushing. */
+  get pulls(): boolean {
+    return this.feed.pushes !== true;
+  }
+
+  start(): void {
+    this.feed.start();
+  }
+
+  /** The feed delivers a factory. */
+  push(factory: unknown): void {
+    if (this.closed) return;
+    if (this.requested > 0) this.requested--;
+    this.waiting.push(factory);
+    this.listener.arrived();
+  }
+
+  /** The oldest waiting factory, to start it. */
+  take(): unknown {
+    return this.waiting.shift();
+  }
+
+  /** Forgets the factories still waiting, and returns them: they will never start. */
+  dropAll(): unknown[] {
+    return this.waiting.takeAll();
+  }
+
+  /** The run has closed: the factories waiting are forgotten, and returned, and so is any that arrives. */
+  close(): unknown[] {
+    this.closed = true;
+    return this.dropAll();
+  }
+
+  /** Asks a lazy feed to have `count` factories on their way, unless that is what it was asked already. */
+  request(count: number): void {
+    if (count === this.requested) return;
+    this.requested = count;
+    this.feed.request(count);
+  }
+
+  /** The source completes. */
+  end(): void {
+    this.done = true;
+    this.listener.ended();
+  }
+
+  /** The source errors; an error after its end or its first error, or once the run has closed, does not count. */
+  fail(error: unknown): void {
+    if (this.done || this.closed) return;
+    this.done = true;
+    this.error = { error };
+    this.listener.failed();
+  }
+
+  reportUnhandled(error: unknown): void {
+    this.listener.reportUnhandled(error);
+  }
+
+  /** The factories the feed knows of and has not delivered (an array's tail), without pulling any. */
+  unread(): unknown[] {
+    return this.feed.unread?.() ?? [];
+  }
+
+  /** Waits for a factory on its way (an async iterator's pull), then releases the source: none is lost. */
+  drain(done: (undelivered: unknown[], failure?: { error: unknown }) => void): void {
+    this.feed.drain(done);
+  }
+
+  /** Releases the source; what its teardown throws has nowhere to go but `reportUnhandled`. */
+  release(reportUnhandled: (error: unknown) => void): void {
+    try {
+      this.feed.stop();
+    } catch (error) {
+      reportUnhandled(error);
+    }
+  }
+}

@@ -1,0 +1,31 @@
+// `rateLimit` as a wait (§13): the hold on the next start that the announced budget asks for.
+import type { AnnouncedBudget } from '../../announced-budget.js';
+import type { RateLimitState } from '../../rate-limit.js';
+import type { Wait } from './wait.js';
+
+/**
+ * The hold of an {@link AnnouncedBudget}. Unlike a throttle's pause it follows the latest announcement,
+ * which may bring it forward as well as put it off.
+ */
+export class AnnouncedHold implements Wait {
+  readonly cause = 'rate limit';
+  readonly onlyLater = false;
+  /** When the budget lets the next task start. */
+  private until = -Infinity;
+
+  constructor(private readonly budget: AnnouncedBudget) {}
+
+  started(now: number, tries: number): void {
+    this.until = this.budget.nextStart(now, tries);
+  }
+
+  /** The try `order` announced `state` at `now`, with `tries` tries started so far. */
+  heard(state: RateLimitState, now: number, order: number, tries: number): void {
+    this.budget.announced(state, now, order);
+    this.until = this.budget.nextStart(now, tries);
+  }
+
+  nextStart(): number {
+    return this.until;
+  }
+}

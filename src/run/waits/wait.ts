@@ -1,0 +1,24 @@
+// One source of waiting before the next start, as Netflix's concurrency-limits keeps a `Limit`: told
+// what happened, it answers a number, and holds no timer. The gate (start-gate.ts) keeps the one timer
+// over all of them.
+
+/** Why no task may start yet, as a `paused` event names it. */
+export type PauseCause = 'throttle' | 'learned rate' | 'rate limit';
+
+/**
+ * One source of waiting: the throttle's pause, the learned rate, the announced budget. Each is told what
+ * happened through methods of its own, with the time it happened; it reads no clock.
+ */
+export interface Wait {
+  /** What a `paused` event names when this wait moves the end of the pause. */
+  readonly cause: PauseCause;
+  /**
+   * Whether its answer only ever moves later: then a time it gave is a promise, and a throttled task's
+   * `retryAt` may count it. The announced budget's answer follows the latest announcement, either way.
+   */
+  readonly onlyLater: boolean;
+  /** The earliest time the next start may come, on the scheduler's clock: `-Infinity` for no wait. */
+  nextStart(): number;
+  /** A try started at `now`, the run's `tries`-th: a wait that spaces starts hears of each. */
+  started?(now: number, tries: number): void;
+}
