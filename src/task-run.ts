@@ -36,8 +36,8 @@ export class TaskRun<T> implements TaskObserver, ContextSource {
     public factory: unknown,
     /** Which try this is, from 1. */
     readonly attempt: number,
-    /** The pace's round when the task started, as the pacing handed it out. */
-    readonly round: number,
+    /** How many times the pace had dropped when the task started, as the pacing handed it out. */
+    readonly drops: number,
     /** The try's place among the run's tries in the order they started, from 1. */
     readonly order: number,
     /** The runner's `settle`. */

@@ -22,7 +22,7 @@ describe('WindowPacing (§9)', () => {
     const pacing = new WindowPacing(growth, Infinity);
     const limits: number[] = [];
     for (let successes = 0; successes < 16; successes++) {
-      limits.push(pacing.room(state()));
+      limits.push(pacing.openRoom(state()));
       pacing.succeeded(0);
     }
     // S = 0, 1, 3, 7, 15: the limit is 1, then 2 from 1 success, 4 from 3, 8 from 7, 16 from 15.
@@ -31,10 +31,10 @@ describe('WindowPacing (§9)', () => {
 
   it('subtracts what is in flight, and allows nothing once stopping', () => {
     const pacing = new WindowPacing({ ...growth, initialBatchSize: 4 }, Infinity);
-    expect(pacing.room(state({ inFlight: 3 }))).toBe(1);
-    expect(pacing.room(state({ inFlight: 4 }))).toBe(0);
+    expect(pacing.openRoom(state({ inFlight: 3 }))).toBe(1);
+    expect(pacing.openRoom(state({ inFlight: 4 }))).toBe(0);
     pacing.stop();
-    expect(pacing.room(state({ inFlight: 1 }))).toBe(0);
+    expect(pacing.openRoom(state({ inFlight: 1 }))).toBe(0);
   });
 
   it('groups tasks into results of the batch sizes, in order', () => {
@@ -69,54 +69,54 @@ describe('WindowPacing (§9)', () => {
   it('drops once for the tasks in flight at a throttle, and counts only successes started since', () => {
     const pacing = new WindowPacing(growth, Infinity);
     for (let successes = 0; successes < 7; successes++) pacing.succeeded(0);
-    expect(pacing.room(state())).toBe(8);
+    expect(pacing.openRoom(state())).toBe(8);
     expect(pacing.throttled(0, 8)).toBe(true);
     expect(pacing.throttled(0, 7)).toBe(false);
-    expect(pacing.start(false).round).toBe(1);
-    expect(pacing.room(state())).toBe(1);
+    expect(pacing.start(false).drops).toBe(1);
+    expect(pacing.openRoom(state())).toBe(1);
     // A task started before the drop proves nothing about the new pace; one started after it does.
     pacing.succeeded(0);
-    expect(pacing.room(state())).toBe(1);
+    expect(pacing.openRoom(state())).toBe(1);
     pacing.succeeded(1);
-    expect(pacing.room(state())).toBe(2);
+    expect(pacing.openRoom(state())).toBe(2);
   });
 });
 
 describe('BatchPacing (§2 to §5)', () => {
   it('opens a batch only when the previous one has settled and enough factories wait', () => {
     const pacing = batchPacing(growth);
-    expect(pacing.room(state({ waiting: 0 }))).toBe(0);
+    expect(pacing.openRoom(state({ waiting: 0 }))).toBe(0);
     expect(pacing.wants(state({ waiting: 0 }))).toBe(1);
-    expect(pacing.room(state({ waiting: 5 }))).toBe(1);
-    expect(started(pacing, false)).toEqual({ round: 0, beginsResult: true, closesResult: true, resultSize: 1 });
+    expect(pacing.openRoom(state({ waiting: 5 }))).toBe(1);
+    expect(started(pacing, false)).toEqual({ drops: 0, beginsResult: true, closesResult: true, resultSize: 1 });
     // The barrier: nothing more until the batch has settled, and no factory is wanted meanwhile.
-    expect(pacing.room(state({ inFlight: 1, waiting: 4 }))).toBe(0);
+    expect(pacing.openRoom(state({ inFlight: 1, waiting: 4 }))).toBe(0);
     expect(pacing.wants(state({ inFlight: 1, waiting: 4 }))).toBe(0);
     pacing.succeeded(0);
-    expect(pacing.room(state({ waiting: 1 }))).toBe(0);
-    expect(pacing.room(state({ waiting: 1, mayStartShort: true }))).toBe(1);
+    expect(pacing.openRoom(state({ waiting: 1 }))).toBe(0);
+    expect(pacing.openRoom(state({ waiting: 1, mayStartShort: true }))).toBe(1);
   });
 
   it('starts every task of an open batch, also after a failure, and nothing after it', () => {
     const pacing = batchPacing({ ...growth, initialBatchSize: 3 });
-    expect(pacing.room(state())).toBe(3);
+    expect(pacing.openRoom(state())).toBe(3);
     pacing.start(false);
     // The first task fails for good: the run stops.
     pacing.stop();
-    expect(pacing.room(state())).toBe(2);
+    expect(pacing.openRoom(state())).toBe(2);
     expect(pacing.wants(state())).toBe(0);
     pacing.start(false);
-    expect(started(pacing, false)).toEqual({ round: 0, beginsResult: false, closesResult: true, resultSize: 3 });
+    expect(started(pacing, false)).toEqual({ drops: 0, beginsResult: false, closesResult: true, resultSize: 3 });
     pacing.succeeded(0);
     pacing.succeeded(0);
-    expect(pacing.room(state())).toBe(0);
+    expect(pacing.openRoom(state())).toBe(0);
     expect(pacing.wants(state())).toBe(0);
   });
 
   it('starts a short batch when a flush is due, and grows from the size that ran', () => {
     const pacing = batchPacing({ ...growth, initialBatchSize: 4 });
-    expect(pacing.room(state({ waiting: 2 }))).toBe(0);
-    expect(pacing.room(state({ waiting: 2, mayStartShort: true }))).toBe(2);
+    expect(pacing.openRoom(state({ waiting: 2 }))).toBe(0);
+    expect(pacing.openRoom(state({ waiting: 2, mayStartShort: true }))).toBe(2);
     pacing.start(false);
     pacing.start(false);
     pacing.succeeded(0);
@@ -129,12 +129,12 @@ describe('BatchPacing (§2 to §5)', () => {
   // around retried tasks, drops and an empty source.
   it('starts a short batch for a retried task, which takes a slot kept for it', () => {
     const pacing = batchPacing(growth);
-    pacing.room(state({ waiting: 1 }));
+    pacing.openRoom(state({ waiting: 1 }));
     pacing.start(false);
     pacing.succeeded(0);
     // The next batch may hold 2; one task waits, a retried one: it need not wait for a second.
-    expect(pacing.room(state({ waiting: 1 }))).toBe(0);
-    expect(pacing.room(state({ waiting: 1, retrying: 1 }))).toBe(1);
+    expect(pacing.openRoom(state({ waiting: 1 }))).toBe(0);
+    expect(pacing.openRoom(state({ waiting: 1, retrying: 1 }))).toBe(1);
     expect(pacing.takesRetry()).toBe(true);
     expect(started(pacing, true)).toMatchObject({ beginsResult: false, closesResult: false });
     expect(pacing.takesRetry()).toBe(false);
@@ -142,7 +142,7 @@ describe('BatchPacing (§2 to §5)', () => {
 
   it('keeps one slot per retried task waiting when the batch opens, whatever new tasks start meanwhile', () => {
     const pacing = batchPacing({ ...growth, initialBatchSize: 4 });
-    expect(pacing.room(state({ waiting: 6, retrying: 2 }))).toBe(4);
+    expect(pacing.openRoom(state({ waiting: 6, retrying: 2 }))).toBe(4);
     pacing.start(true);
     expect(pacing.takesRetry()).toBe(true);
     // A new task begins the batch's result and leaves the other retried task its slot.
@@ -157,19 +157,19 @@ describe('BatchPacing (§2 to §5)', () => {
 
   it('opens no batch when nothing waits, and the last result keeps its size', () => {
     const pacing = batchPacing({ ...growth, initialBatchSize: 2 });
-    pacing.room(state({ waiting: 2 }));
+    pacing.openRoom(state({ waiting: 2 }));
     pacing.start(false);
     const last = started(pacing, false);
     pacing.succeeded(0);
     pacing.succeeded(0);
-    expect(pacing.room(state({ waiting: 0, mayStartShort: true }))).toBe(0);
+    expect(pacing.openRoom(state({ waiting: 0, mayStartShort: true }))).toBe(0);
     expect([last.resultSize, last.closesResult]).toEqual([2, true]);
   });
 
   it('drops once per batch after a throttle, and starts again from initialBatchSize after it', () => {
     const pacing = batchPacing(growth);
     const runBatch = (size: number) => {
-      expect(pacing.room(state())).toBe(size);
+      expect(pacing.openRoom(state())).toBe(size);
       for (let i = 0; i < size; i++) pacing.start(false);
       for (let i = 0; i < size; i++) pacing.succeeded(0);
     };
@@ -177,11 +177,11 @@ describe('BatchPacing (§2 to §5)', () => {
     runBatch(2);
     runBatch(4);
     // A batch of 8 in which two tasks are throttled: the pace drops once, by the first.
-    expect(pacing.room(state())).toBe(8);
+    expect(pacing.openRoom(state())).toBe(8);
     for (let i = 0; i < 7; i++) pacing.start(false);
-    const { round } = pacing.start(false);
-    expect(pacing.throttled(round, 8)).toBe(true);
-    expect(pacing.throttled(round, 7)).toBe(false);
+    const { drops } = pacing.start(false);
+    expect(pacing.throttled(drops, 8)).toBe(true);
+    expect(pacing.throttled(drops, 7)).toBe(false);
     // The rest of the batch still has to settle; its successes do not grow the dropped pace.
     for (let i = 0; i < 6; i++) pacing.succeeded(0);
     expect(pacing.wants(state())).toBe(1);
@@ -195,11 +195,11 @@ describe('BatchPacing (§2 to §5)', () => {
 
   it('drops again for a task started after the last drop', () => {
     const pacing = batchPacing(growth);
-    pacing.room(state());
-    expect(pacing.start(false).round).toBe(0);
+    pacing.openRoom(state());
+    expect(pacing.start(false).drops).toBe(0);
     expect(pacing.throttled(0, 1)).toBe(true);
-    pacing.room(state());
-    expect(pacing.start(false).round).toBe(1);
+    pacing.openRoom(state());
+    expect(pacing.start(false).drops).toBe(1);
     expect(pacing.throttled(1, 1)).toBe(true);
     expect(pacing.throttled(1, 1)).toBe(false);
   });

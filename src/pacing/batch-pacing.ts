@@ -33,7 +33,7 @@ export class BatchPacing implements Pacing {
     this.nextSize = options.initialBatchSize;
   }
 
-  room(backlog: Backlog): number {
+  openRoom(backlog: Backlog): number {
     if (this.started < this.size) return this.size - this.started;
     // The barrier: nothing starts until the whole batch has settled, and nothing after a failure.
     if (this.settledCount < this.size || this.stopped) return 0;
@@ -72,8 +72,8 @@ export class BatchPacing implements Pacing {
     this.settleOne();
   }
 
-  throttled(round: number, inFlight: number): boolean {
-    const drops = round === this.drops;
+  throttled(dropsAtStart: number, inFlight: number): boolean {
+    const drops = dropsAtStart === this.drops;
     if (drops) {
       this.drops++;
       this.threshold = thresholdAfterDrop(inFlight, this.options);

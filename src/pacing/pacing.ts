@@ -20,8 +20,8 @@ export interface Backlog {
 
 /** What a pacing hands out for each start. One object per pacing, reused: read it before the next start. */
 export interface Start {
-  /** The pace's round when the task started: the task gives it back to `settled` and `throttled`. */
-  round: number;
+  /** How many times the pace had dropped when the task started: the task gives it back to `succeeded` and `throttled`. */
+  drops: number;
   /** Whether a new task begins a new result (the next `context.batch`); never for a retried one. */
   beginsResult: boolean;
   /** Whether the result of a new task is full with it: no other task will join it. */
@@ -35,13 +35,13 @@ export interface Start {
  * own before the first: nothing can read it before `fill` has returned it.
  */
 export class StartTicket implements Start {
-  round!: number;
+  drops!: number;
   beginsResult!: boolean;
   closesResult!: boolean;
   resultSize!: number;
 
-  fill(round: number, beginsResult: boolean, closesResult: boolean, resultSize: number): Start {
-    this.round = round;
+  fill(drops: number, beginsResult: boolean, closesResult: boolean, resultSize: number): Start {
+    this.drops = drops;
     this.beginsResult = beginsResult;
     this.closesResult = closesResult;
     this.resultSize = resultSize;
@@ -53,9 +53,10 @@ export class StartTicket implements Start {
 export interface Pacing {
   /**
    * How many more tasks may start now. The admission starts at most this many, and no more than
-   * `concurrency` allows or than are waiting.
+   * `concurrency` allows or than are waiting. Not a plain question: in batch pacing, once a batch has
+   * settled, it opens the next one.
    */
-  room(backlog: Backlog): number;
+  openRoom(backlog: Backlog): number;
   /** How many factories it would start now if they were waiting: what a lazy source is asked for. */
   wants(backlog: Backlog): number;
   /** Whether the next task to start may be a retried one rather than a new one. */
@@ -63,15 +64,15 @@ export interface Pacing {
   /** A task starts: a new one, or one tried again. */
   start(retried: boolean): Start;
   /**
-   * A task that started in `round` has succeeded. A task that failed for good is not reported: the run
+   * A task that started after `drops` drops of the pace has succeeded. A task that failed for good is not reported: the run
    * stops after it, and `stop` says so.
    */
-  succeeded(round: number): void;
+  succeeded(drops: number): void;
   /**
-   * A task that started in `round` failed with a throttle and will be tried again; `inFlight`
-   * counts the task itself. Returns whether the pace dropped: it drops once per round.
+   * A task that started after `drops` drops of the pace failed with a throttle and will be tried again; `inFlight`
+   * counts the task itself. Returns whether the pace dropped: it drops once for the tasks started at one pace.
    */
-  throttled(round: number, inFlight: number): boolean;
+  throttled(drops: number, inFlight: number): boolean;
   /** The run is ending (a failure, the source's error): no new round opens; one under way may finish. */
   stop(): void;
   /** How many tasks the pace lets be in flight in its round: the size of the next batch, in batch pacing. */

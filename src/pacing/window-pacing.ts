@@ -18,7 +18,7 @@ export class WindowPacing implements Pacing {
   private successes = 0;
   /** Half of what was in flight at the last drop of the pace, or `undefined` before any drop. */
   private threshold: number | undefined;
-  /** How many times the pace has dropped: a task's round. */
+  /** How many times the pace has dropped: what each task is handed as it starts. */
   private drops = 0;
   /** Set once the run is ending: nothing more starts. */
   private stopped = false;
@@ -34,7 +34,7 @@ export class WindowPacing implements Pacing {
     this.limit = this.nextLevelAt = this.size = options.initialBatchSize;
   }
 
-  room(backlog: Backlog): number {
+  openRoom(backlog: Backlog): number {
     return this.stopped ? 0 : Math.max(0, this.limit - backlog.inFlight);
   }
 
@@ -58,10 +58,10 @@ export class WindowPacing implements Pacing {
     return this.ticket.fill(this.drops, this.joined === 1, this.joined === this.size, this.size);
   }
 
-  succeeded(round: number): void {
+  succeeded(dropsAtStart: number): void {
     // After a drop, only tasks started at the new pace prove it: one that was already in flight when
     // the pace dropped would let it grow during the pause, and start a burst when the pause ends.
-    if (round !== this.drops) return;
+    if (dropsAtStart !== this.drops) return;
     this.successes++;
     while (this.successes >= this.nextLevelAt) {
       this.limit = nextPaceSize(this.limit, this.options, this.threshold);
@@ -69,8 +69,8 @@ export class WindowPacing implements Pacing {
     }
   }
 
-  throttled(round: number, inFlight: number): boolean {
-    if (round !== this.drops) return false;
+  throttled(dropsAtStart: number, inFlight: number): boolean {
+    if (dropsAtStart !== this.drops) return false;
     this.drops++;
     this.threshold = thresholdAfterDrop(inFlight, this.options);
     this.limit = this.nextLevelAt = this.options.initialBatchSize;

@@ -64,7 +64,7 @@ export class Admission<T> {
    * plain question: in batch pacing, once a batch has settled, it opens the next.
    */
   openRoom(): number {
-    return this.pacing.room(this.observe());
+    return this.pacing.openRoom(this.observe());
   }
 
   /**

@@ -22,7 +22,7 @@ export function startNextTask<T>(pacing: Pacing, { intake, retries, tasks, book,
   const retry = pacing.takesRetry() ? retries.shift() : undefined;
   if (retry !== undefined) {
     // The same result and index, the next attempt, a fresh context.
-    tasks.start(retry.group, retry.position, retry.factory, retry.attempt + 1, pacing.start(true).round);
+    tasks.start(retry.group, retry.position, retry.factory, retry.attempt + 1, pacing.start(true).drops);
     return;
   }
   // A flush is spent by the batch it starts, and so is its timer, armed for the oldest factory.
@@ -32,5 +32,5 @@ export function startNextTask<T>(pacing: Pacing, { intake, retries, tasks, book,
   // A result holds no more tasks than wait now and may join it: its nominal size can be far larger.
   const group = book.join(start.beginsResult, Math.min(start.resultSize, intake.length + 1));
   if (start.closesResult) book.closeLast();
-  tasks.start(group, group.joined - 1, factory, 1, start.round);
+  tasks.start(group, group.joined - 1, factory, 1, start.drops);
 }

@@ -55,7 +55,7 @@ export class Outcomes<T> {
     book.fulfil(group, run.position, value);
     reporter?.succeeded(run, value);
     this.heard(value, run);
-    pacing.succeeded(run.round);
+    pacing.succeeded(run.drops);
     waits.learned?.rate.succeeded();
     this.reportPace(false);
     return group.settled === group.size;
@@ -98,7 +98,7 @@ export class Outcomes<T> {
     reporter?.throttled(run, error, gate.openAt());
     gate.changed(before, now, 'throttle');
     // The task counts as in flight: the pace drops from what was in flight when it failed.
-    if (pacing.throttled(run.round, tasks.active + 1)) {
+    if (pacing.throttled(run.drops, tasks.active + 1)) {
       learned?.rate.dropped(now, gate.promisedAt());
       this.reportPace(true);
     }

@@ -36,10 +36,10 @@ export class TaskSet<T> {
 
   /**
    * Starts a task: the try `attempt` of `factory`, reported at `position` of `group`, started in the
-   * pace's `round`.
+   * pace's `drops`.
    */
-  start(group: ResultGroup<T>, position: number, factory: unknown, attempt: number, round: number): void {
-    this.invoke(new TaskRun<T>(group, position, factory, attempt, round, ++this.tries, this.settle));
+  start(group: ResultGroup<T>, position: number, factory: unknown, attempt: number, drops: number): void {
+    this.invoke(new TaskRun<T>(group, position, factory, attempt, drops, ++this.tries, this.settle));
   }
 
   /**
