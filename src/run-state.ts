@@ -92,7 +92,8 @@ export function nextState(state: SlowStartState, event: SlowStartEvent): SlowSta
     case 'rate':
       return { ...state, rate: event.perSecond };
     case 'end':
-      return { ...state, ended: event.how };
+      // Nothing of a run waits once it has ended.
+      return { ...state, ended: event.how, pausedUntil: undefined };
     default:
       return state;
   }

@@ -138,6 +138,7 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
     // A task that settled while starting may have completed a result (emitted before anything else
     // starts), failed, or been throttled (the pace drops, a pause may begin): the next round asks again.
     while (count-- > 0 && phase === phaseAtStart && !resultDue && !admission.changed()) {
+      gate.starting();
       admission.startNext();
       // A task that failed or unsubscribed as it started has closed the run: nothing may be scheduled.
       if (isOpen()) gate.started(tasks.tries);

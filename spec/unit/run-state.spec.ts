@@ -61,11 +61,15 @@ describe('the live state', () => {
     expect(counts(resumed)).toEqual({ ...zero, waiting: 1, inFlight: 1 });
   });
 
-  it('keeps the pace, the pause and the rate, and forgets the pause and the end when a run starts', () => {
-    const state = fold([
+  it('keeps the pace and the rate, forgets the pause when the run ends, and the end when a run starts', () => {
+    const events: SlowStartEvent[] = [
       { type: 'pace', limit: 4, threshold: 2, dropped: true, time: 1 },
       { type: 'paused', until: 50, cause: 'throttle', time: 1 },
       { type: 'rate', perSecond: 12, time: 1 },
+    ];
+    expect(fold(events).pausedUntil).toBe(50);
+    const state = fold([
+      ...events,
       {
         type: 'end',
         how: 'cancelled',
@@ -79,7 +83,8 @@ describe('the live state', () => {
         time: 2,
       },
     ]);
-    expect([state.limit, state.threshold, state.pausedUntil, state.rate, state.ended]).toEqual([4, 2, 50, 12, 'cancelled']);
+    // A run cancelled during a pause is not paused once it has ended.
+    expect([state.limit, state.threshold, state.pausedUntil, state.rate, state.ended]).toEqual([4, 2, undefined, 12, 'cancelled']);
     const next = nextState(state, { type: 'start', time: 3 });
     expect([next.limit, next.pausedUntil, next.rate, next.ended]).toEqual([4, undefined, undefined, undefined]);
   });

@@ -28,6 +28,8 @@ export class Intake implements FactorySink {
   error: { error: unknown } | undefined;
   /** Set once the run has closed: nothing that arrives may start. */
   private closed = false;
+  /** The factories that waited when the run closed: none of them will start. */
+  private closedWith: unknown[] | undefined;
 
   constructor(
     createFeed: (sink: FactorySink) => FactoryFeed,
@@ -68,10 +70,14 @@ export class Intake implements FactorySink {
     return this.waiting.takeAll();
   }
 
-  /** The run has closed: the factories waiting are forgotten, and returned, and so is any that arrives. */
+  /**
+   * The run has closed: the factories waiting are forgotten, and returned, and so is any that arrives.
+   * A later call returns the same ones: a run that failed and waits for a pull under way may still be
+   * cancelled, and its end must account for them.
+   */
   close(): unknown[] {
     this.closed = true;
-    return this.dropAll();
+    return (this.closedWith ??= this.dropAll());
   }
 
   /** Asks a lazy feed to have `count` factories on their way, unless that is what it was asked already. */

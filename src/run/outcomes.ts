@@ -95,14 +95,16 @@ export class Outcomes<T> {
     const before = gate.openAt();
     const { learned } = waits;
     waits.throttle.throttled(now, learned === undefined ? pause : learned.rate.jittered(pause));
-    reporter?.throttled(run, error, gate.openAt());
+    // Queued before anyone hears of it: a listener that cancels the run then finds it to abandon.
+    retries.push({ group: run.group, position: run.position, factory: run.factory, attempt: run.attempt, reason: error });
+    // Only what no later announcement can bring forward: the retry comes no sooner than this.
+    reporter?.throttled(run, error, gate.promisedAt());
     gate.changed(before, now, 'throttle');
     // The task counts as in flight: the pace drops from what was in flight when it failed.
     if (pacing.throttled(run.drops, tasks.active + 1)) {
       learned?.rate.dropped(now, gate.promisedAt());
       this.reportPace(true);
     }
-    retries.push({ group: run.group, position: run.position, factory: run.factory, attempt: run.attempt, reason: error });
   }
 
   /**

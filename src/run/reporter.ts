@@ -39,6 +39,8 @@ export class Reporter<T> {
   /** Set once the start is reported, and once the end is: a run starts once and ends once. */
   private begun = false;
   private ended = false;
+  /** Set once the end has been sent: nothing is sent after it, whatever the run still does. */
+  private silent = false;
 
   /**
    * @param listener The `events` option.
@@ -183,6 +185,7 @@ export class Reporter<T> {
     });
     inOrder.sort((a, b) => a.index - b.index);
     this.send(endEvent(how, this.accounts, inOrder, (index) => this.keyOf(index), this.now(), error));
+    this.silent = true;
   }
 
   /**
@@ -206,6 +209,8 @@ export class Reporter<T> {
 
   /** The listener's errors have nowhere to go but `reportUnhandled`: the run goes on. */
   private send(event: SlowStartEvent<T>): void {
+    // A listener that cancels the run mid-report ends it there; what the report was part of goes on.
+    if (this.silent) return;
     try {
       this.listener(event);
     } catch (error) {

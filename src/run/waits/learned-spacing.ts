@@ -8,12 +8,19 @@ export class LearnedSpacing implements Wait {
   readonly onlyLater = true;
   /** The latest time the learned rate asked the next start to wait for. */
   private until = -Infinity;
+  /** What the learned rate answered for the try starting now, applied once it is under way. */
+  private next = -Infinity;
 
   constructor(readonly rate: LearnedRate) {}
 
+  starting(now: number): void {
+    // Before the try can settle: a refusal on the spot drops the pace into a new cycle, and a start
+    // counted after it would be counted in that cycle, costing a second pause.
+    this.next = this.rate.started(now);
+  }
+
   started(now: number): void {
-    const next = this.rate.started(now);
-    if (next > now) this.until = Math.max(this.until, next);
+    if (this.next > now) this.until = Math.max(this.until, this.next);
   }
 
   nextStart(): number {

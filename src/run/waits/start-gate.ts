@@ -18,6 +18,8 @@ export class StartGate {
   private timer: Cancellable | undefined;
   /** Set once nothing may start any more: no timer is armed after it. */
   private stopped = false;
+  /** When the try starting now started, read once for every wait that hears of it. */
+  private startTime = NaN;
 
   /**
    * @param waits Every source of waiting of the run.
@@ -57,10 +59,17 @@ export class StartGate {
     return at !== -Infinity && at > this.clock.now();
   }
 
-  /** A try has started, the run's `tries`-th: the waits that space starts hear of it. */
+  /** A try is about to start: the waits that count starts hear of it before it can settle. */
+  starting(): void {
+    if (this.spacers.length === 0) return;
+    const now = (this.startTime = this.clock.now());
+    for (const wait of this.spacers) wait.starting?.(now);
+  }
+
+  /** The try that `starting` announced is under way, the run's `tries`-th: the waits that space starts answer for the next. */
   started(tries: number): void {
     if (this.spacers.length === 0) return;
-    const now = this.clock.now();
+    const now = this.startTime;
     for (const wait of this.spacers) {
       const before = this.openAt();
       wait.started(now, tries);

@@ -19,6 +19,11 @@ export interface Wait {
   readonly onlyLater: boolean;
   /** The earliest time the next start may come, on the scheduler's clock: `-Infinity` for no wait. */
   nextStart(): number;
-  /** A try started at `now`, the run's `tries`-th: a wait that spaces starts hears of each. */
+  /**
+   * A try is about to start at `now`: a wait that counts starts counts it here, before the try can
+   * settle, so that a try refused on the spot is counted before its refusal.
+   */
+  starting?(now: number): void;
+  /** The try that started at `now` is under way, the run's `tries`-th: a wait that spaces starts answers for the next. */
   started?(now: number, tries: number): void;
 }
