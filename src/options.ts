@@ -28,14 +28,16 @@ export interface CommonOptions<T = unknown> {
    */
   maxBatchSize?: number;
   /**
-   * How many tasks of a batch are subscribed at once. The next batch still waits for the whole
-   * current batch, so a small `concurrency` makes every batch take longer.
-   * @default Infinity (the whole batch at once)
+   * The most tasks in flight at once. In batch pacing, the tasks of a batch subscribed at once: the rest
+   * wait for a slot, and the next batch for the whole current one, so a small `concurrency` makes every
+   * batch take longer. In window pacing, a cap on the window, which grows as successes allow.
+   * @default Infinity (the whole batch, or the whole window, at once)
    */
   concurrency?: number;
   /**
-   * The scheduler for `flushAfter`'s timers, and the clock that measures how long a factory has
-   * waited. Pass a `TestScheduler` to test in virtual time. Tasks themselves are never scheduled.
+   * The run's clock and timers: `flushAfter`'s timer, every pause (a throttle's, `retry.learnRate`'s
+   * spacing, `rateLimit`'s hold) and every event's `time` are on it. Pass a `TestScheduler` or a
+   * `VirtualTimeScheduler` to run in virtual time. Tasks themselves are never scheduled.
    * @default asyncScheduler
    */
   scheduler?: SchedulerLike;
