@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Checks what `npm publish` would ship, and fails on any finding:
 #   1. builds dist/ afresh;
-#   2. `npm pack --dry-run` lists exactly dist/**, README.md, LICENSE and package.json;
+#   2. `npm pack --dry-run` lists exactly dist/**, README.md, CHANGELOG.md, LICENSE and package.json;
 #   3. publint --strict has nothing to say (not even a suggestion);
 #   4. Are the Types Wrong? finds no problem for node10, node16 (CJS and ESM) and bundler resolution;
 #   5. the packed tarball, installed next to rxjs, loads through both `import` and `require`,
@@ -29,7 +29,7 @@ node - "$scratch/pack.json" <<'JS'
 const fs = require('node:fs');
 const [{ files }] = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'));
 const shipped = files.map((f) => f.path).sort();
-const expectedRoot = ['LICENSE', 'README.md', 'package.json'];
+const expectedRoot = ['CHANGELOG.md', 'LICENSE', 'README.md', 'package.json'];
 const problems = [];
 for (const name of expectedRoot) if (!shipped.includes(name)) problems.push(`missing: ${name}`);
 for (const half of ['esm', 'cjs']) {
