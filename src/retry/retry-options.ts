@@ -26,15 +26,10 @@ export interface RetryOptions {
    */
   delay?: number | ((attempt: number, error: unknown) => number);
   /**
-   * After a throttle, also start no more tasks per pause than 90 % of what the server served the run
-   * from the end of the last pause to the end of this one, spread over the first tenth of each pause;
-   * twice as many, plus one, after a pause that started all it allowed unrefused (unless the last two
-   * throttled pauses served within a tenth of each other: then back to that count, then one more, and
-   * then doubling); at a throttle, at least 70 % of the allowance before, and never fewer than one
-   * start per pause. For servers that
-   * send only `Retry-After`, and clients that share one rate limit with no coordinator (many browsers,
-   * many workers): each learns its share of the budget, so that it is seldom spent before the reset.
-   * Without it, only the pace limits the starts, and it grows until the next throttle.
+   * After a throttle, also start no more tasks per pause than the server served the run in the last
+   * one: for servers that send only `Retry-After`, and clients that share one rate limit with no
+   * coordinator. It only ever starts a task later, and before the first throttle it changes nothing.
+   * How it learns is in the README, under "Throttles slow the run down instead of stopping it".
    * @default false
    */
   learnRate?: boolean;
