@@ -1,22 +1,7 @@
 // The `events` option (§12): what a run reports, event by event, in virtual time. Each spec logs the
 // events and the stream's own notifications in one list, one line each, so that their order reads
 // as it happened: `time what`.
-import {
-  asyncScheduler,
-  from,
-  map,
-  merge,
-  mergeMap,
-  NEVER,
-  Observable,
-  of,
-  share,
-  Subject,
-  take,
-  takeUntil,
-  throwError,
-  timer,
-} from 'rxjs';
+import { asyncScheduler, from, map, merge, NEVER, Observable, of, share, Subject, take, takeUntil, throwError, timer } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import {
   isSlowStartBatchError,
@@ -27,6 +12,7 @@ import {
   type SlowStartState,
   type TaskFactory,
 } from '../../src/index.js';
+import { after, failsAfter } from '../support/virtual-tasks.js';
 import { errorsReportedLater } from '../support/helpers.js';
 
 /** One line for an event. */
@@ -84,16 +70,6 @@ function logged(body: (log: string[], helpers: { watch: (o: Observable<unknown>)
   });
   return log;
 }
-
-/** A factory whose task emits `value` and completes after `ms` (virtual), or fails with `reason`. */
-const after =
-  (ms: number, value: unknown): TaskFactory<unknown> =>
-  () =>
-    timer(ms).pipe(map(() => value));
-const failsAfter =
-  (ms: number, reason: unknown): TaskFactory<unknown> =>
-  () =>
-    timer(ms).pipe(mergeMap(() => throwError(() => reason)));
 
 describe('events: a run that succeeds', () => {
   it('batch pacing: each task received, started and succeeded; each result reported just before it is emitted; the end before complete', () => {

@@ -1,20 +1,11 @@
 // Edges of a run where a listener, a timer or a source does what a careful user would not expect:
 // a listener that cancels in the middle of a report, a reset further away than a timer holds, a
 // throttle's promise while an announcement moves, a refusal on the start that opens a round.
-import { defer, map, mergeMap, Subject, throwError, timer, VirtualTimeScheduler, type SchedulerLike } from 'rxjs';
+import { defer, map, Subject, throwError, timer, VirtualTimeScheduler, type SchedulerLike } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { slowStart, slowStartState, type SlowStartEvent, type SlowStartState, type TaskFactory } from '../../src/index.js';
+import { after, failsAfter } from '../support/virtual-tasks.js';
 import { MAX_TIMER_DELAY } from '../../src/timer-limit.js';
-
-/** A factory whose task emits `value` and completes after `ms` (virtual), or fails with `reason`. */
-const after =
-  (ms: number, value: unknown): TaskFactory<unknown> =>
-  () =>
-    timer(ms).pipe(map(() => value));
-const failsAfter =
-  (ms: number, reason: unknown): TaskFactory<unknown> =>
-  () =>
-    timer(ms).pipe(mergeMap(() => throwError(() => reason)));
 
 /** Runs `body` in virtual time (a TestScheduler, which every `timer` and the run's own timers use). */
 function inVirtualTime(body: (now: () => number) => void): void {
@@ -121,10 +112,10 @@ describe('a reset further away than a timer can hold (§13)', () => {
     const scheduler = new VirtualTimeScheduler(undefined, Infinity);
     const delays: number[] = [];
     const schedule = scheduler.schedule.bind(scheduler);
-    scheduler.schedule = ((work: never, delay = 0, state?: never) => {
+    scheduler.schedule = (work: never, delay = 0, state?: never) => {
       delays.push(delay);
       return schedule(work, delay, state);
-    });
+    };
     return { scheduler, delays };
   }
 
