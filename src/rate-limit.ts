@@ -32,6 +32,12 @@ const seconds = /^\d+(?:\.\d+)?$/;
  */
 const EPOCH_SECONDS = 1e9;
 const EPOCH_MILLISECONDS = 1e12;
+/**
+ * A reset or a window this long or longer is no budget but a malformed value (hundreds of digits, say):
+ * no server asks a client to wait 31 years, which is why a `X-RateLimit-Reset` that long is read as a
+ * date. Taken as it came, a spent budget with such a reset would hold a run for as long.
+ */
+const LONGEST_RESET_MS = EPOCH_SECONDS * 1000;
 
 /**
  * The rate-limit budget a response (or an error that carries one) announces, or `undefined` when it
@@ -56,8 +62,9 @@ const EPOCH_MILLISECONDS = 1e12;
  * years. (The response's `Date` header is not used: it has whole seconds, a coarser clock than the
  * client's own for a window of one second.)
  *
- * Nothing here throws. A field that is not a plain number is ignored, and so is an announcement that
- * contradicts itself (more remaining than the limit) or lacks `remaining` or a reset.
+ * Nothing here throws. A field that is not a plain, finite number is ignored, and so is an announcement
+ * that contradicts itself (more remaining than the limit), lacks `remaining` or a reset, or has a reset
+ * of 31 years (10^12 ms) or more. A window that long is left out.
  *
  * ## Example
  *
@@ -96,18 +103,22 @@ export function rateLimit(response: unknown, now: number = Date.now()): RateLimi
   return undefined;
 }
 
-/** The state an announcement gives, if it has `remaining` and a reset and does not contradict itself. */
+/**
+ * The state an announcement gives, if it has `remaining` and a reset short of {@link LONGEST_RESET_MS}
+ * and does not contradict itself.
+ */
 function checked(announced: Announced | undefined): RateLimitState | undefined {
   if (announced === undefined) return undefined;
   const { limit, remaining, resetIn, window } = announced;
-  if (remaining === undefined || resetIn === undefined) return undefined;
+  if (remaining === undefined || resetIn === undefined || !(resetIn < LONGEST_RESET_MS)) return undefined;
   if (remaining > (limit ?? Infinity)) return undefined;
-  return { limit, remaining, resetIn, window };
+  return { limit, remaining, resetIn, window: window !== undefined && window < LONGEST_RESET_MS ? window : undefined };
 }
 
-/** `value` as a number, if it matches `form`. */
+/** `value` as a number, if it matches `form` and is finite: hundreds of digits read as `Infinity`. */
 function number(value: string | undefined, form: RegExp): number | undefined {
-  return form.test(value ?? '') ? Number(value) : undefined;
+  const read = form.test(value ?? '') ? Number(value) : NaN;
+  return Number.isFinite(read) ? read : undefined;
 }
 
 /** Seconds as whole milliseconds, rounded up: a reset never comes sooner than announced. */

@@ -131,6 +131,25 @@ describe('rateLimit (contract §13)', () => {
     expect(startsWith(true)).toEqual(startsWith(false));
   });
 
+  it('takes a spent budget whose reset has hundreds of digits for the malformed announcement it is: it holds nothing', () => {
+    const startsWith = (rateLimit: boolean) => {
+      const scheduler = new TestScheduler(() => {});
+      const starts: number[] = [];
+      scheduler.run(({ flush }) => {
+        const headers = new Headers({ 'RateLimit-Remaining': '0', 'RateLimit-Reset': '9'.repeat(400) });
+        const tasks = Array.from({ length: 6 }, () => () => {
+          starts.push(scheduler.now());
+          return timer(10).pipe(map(() => ({ status: 200, headers })));
+        });
+        slowStart(tasks, { pacing: 'window', rateLimit }).subscribe();
+        flush();
+      });
+      return starts;
+    };
+    expect(startsWith(true)).toEqual([0, 10, 10, 20, 20, 20]);
+    expect(startsWith(true)).toEqual(startsWith(false));
+  });
+
   it('a reader that throws reads nothing: its error goes to config.onUnhandledError, and the run goes on', async () => {
     const failure = new Error('reader failed');
     let done = 0;

@@ -174,8 +174,11 @@ describe('rateLimit (contract §13)', () => {
       const legacy = (reset: string) => rateLimit(response({ 'x-ratelimit-remaining': '1', 'x-ratelimit-reset': reset }), 2e12);
       expect(legacy('999999999')?.resetIn).toBe(999_999_999_000);
       expect(legacy('1000000000')?.resetIn).toBe(0);
-      // Below 10^12 a time since the epoch is in seconds (this one is in the year 33658), from 10^12 in milliseconds.
-      expect(legacy('999999999999')?.resetIn).toBe(999_999_999_999_000 - 2e12);
+      // Below 10^12 a time since the epoch is in seconds (this one is in the year 33658, measured against a
+      // clock there: a reset that far away is malformed), from 10^12 in milliseconds.
+      const in33658 = rateLimit(response({ 'x-ratelimit-remaining': '1', 'x-ratelimit-reset': '999999999999' }), 999_999_998_999_500);
+      expect(in33658?.resetIn).toBe(999_500);
+      expect(legacy('999999999999')).toBeUndefined();
       expect(legacy('1000000000000')?.resetIn).toBe(0);
       expect(legacy('2000000000500')?.resetIn).toBe(500);
       expect(legacy('2000000001')?.resetIn).toBe(1000);
@@ -259,6 +262,48 @@ describe('rateLimit (contract §13)', () => {
       ['draft 7 with a key and no value', { ratelimit: 'limit=5, remaining, reset=1' }],
     ])('%s', (_, headers) => {
       expect(rateLimit(response(headers), now)).toBeUndefined();
+    });
+
+    describe('a value of hundreds of digits, which reads as Infinity', () => {
+      const digits = '9'.repeat(400);
+      it.each([
+        ['a remaining', { 'ratelimit-remaining': digits, 'ratelimit-reset': '1' }],
+        ['a reset', { 'ratelimit-remaining': '0', 'ratelimit-reset': digits }],
+        ['a reset with a fraction', { 'ratelimit-remaining': '0', 'ratelimit-reset': `${digits}.5` }],
+        ['a legacy reset (an epoch time in milliseconds)', { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': digits }],
+        ["draft 7's reset", { ratelimit: `limit=5, remaining=0, reset=${digits}` }],
+        ["draft 8's reset", { ratelimit: `"a"; r=0; t=${digits}` }],
+        ["draft 8's remaining", { ratelimit: `"a"; r=${digits}; t=1` }],
+      ])('%s is ignored, with the announcement it makes', (_, headers) => {
+        expect(rateLimit(response(headers), now)).toBeUndefined();
+      });
+
+      it('in the limit or the window, is left out, and the rest is read', () => {
+        expect(rateLimit(response({ 'ratelimit-limit': digits, 'ratelimit-remaining': '1', 'ratelimit-reset': '1' }), now)).toEqual(
+          state(undefined, 1, 1000, undefined),
+        );
+        expect(rateLimit(response({ ratelimit: '"a"; r=1; t=1', 'ratelimit-policy': `"a"; q=${digits}; w=${digits}` }), now)).toEqual(
+          state(undefined, 1, 1000, undefined),
+        );
+      });
+    });
+
+    it('a reset or a window of 10^12 ms (31 years) or more is malformed; one shorter is read, beyond what a timer holds too', () => {
+      const reset = (value: string) => rateLimit(response({ 'ratelimit-remaining': '0', 'ratelimit-reset': value }), now)?.resetIn;
+      expect(reset('999999999.999')).toBe(999_999_999_999);
+      expect(reset('1000000000')).toBeUndefined();
+      // A month: longer than a timer can hold (2^31 - 1 ms), waited for in steps.
+      expect(reset('2678400')).toBe(2_678_400_000);
+      // An epoch reset that far away: in seconds or in milliseconds.
+      const legacy = (value: number) =>
+        rateLimit(response({ 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(value) }), now)?.resetIn;
+      expect(legacy(now + 999_999_999_999)).toBe(999_999_999_999);
+      expect(legacy(now + 1e12)).toBeUndefined();
+      expect(legacy(Math.ceil(now / 1000) + 1e9)).toBeUndefined();
+      const windowOf = (w: string) =>
+        rateLimit(response({ 'ratelimit-remaining': '1', 'ratelimit-reset': '1', 'ratelimit-policy': `10;w=${w}` }), now)?.window;
+      expect(windowOf('999999999')).toBe(999_999_999_000);
+      expect(windowOf('1000000000')).toBeUndefined();
     });
 
     it('a field that is garbage is left out, and the rest is read', () => {
