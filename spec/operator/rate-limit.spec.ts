@@ -150,6 +150,36 @@ describe('rateLimit (contract §13)', () => {
     expect(startsWith(true)).toEqual(startsWith(false));
   });
 
+  it('waits for a reset further away than a timer can hold in steps, never asking a timer for more than 2^31 - 1 ms', () => {
+    const scheduler = new TestScheduler(() => {});
+    const starts: number[] = [];
+    const delays: number[] = [];
+    // A month and more: a quota per month spent by the first try.
+    const resetIn = 3_000_000_000;
+    scheduler.run(({ flush }) => {
+      const tasks = Array.from({ length: 2 }, () => () => {
+        starts.push(scheduler.now());
+        return timer(10);
+      });
+      const recording = {
+        now: () => scheduler.now(),
+        schedule: ((work, delay, state) => {
+          delays.push(delay ?? 0);
+          return scheduler.schedule(work, delay, state);
+        }) as typeof scheduler.schedule,
+      };
+      slowStart(tasks, {
+        pacing: 'window',
+        scheduler: recording,
+        rateLimit: () => ({ limit: undefined, remaining: 0, resetIn, window: undefined }),
+      }).subscribe();
+      flush();
+    });
+    expect(starts).toEqual([0, 10 + resetIn]);
+    // A longer delay fires after about 1 ms in browsers and Node: a timer that fires at once, again and again.
+    expect(Math.max(...delays)).toBe(2 ** 31 - 1);
+  });
+
   it('a reader that throws reads nothing: its error goes to config.onUnhandledError, and the run goes on', async () => {
     const failure = new Error('reader failed');
     let done = 0;

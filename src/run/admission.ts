@@ -15,6 +15,7 @@ import { LearnedRate } from '../retry/learned-rate.js';
 import type { ResolvedRetry } from '../retry/retry-options.js';
 import { decideRetry } from '../retry/retry-policy.js';
 import type { TaskRun } from '../task-run.js';
+import { MAX_TIMER_DELAY } from '../timer-limit.js';
 import type { FlushClock } from './flush-clock.js';
 import type { Intake } from './intake.js';
 import type { Reporter } from './reporter.js';
@@ -163,10 +164,11 @@ export class Admission<T> {
     const until = this.pauseEnd();
     // No clock read on the way of a run that has never been throttled.
     if (until === -Infinity) return false;
-    const left = until - this.clock.now();
+    const left = Math.min(until - this.clock.now(), MAX_TIMER_DELAY);
     if (left <= 0) return false;
     // No longer than setTimeout allows: a throttle's pause is capped at that limit, and
-    // `learnRate` waits no longer between two starts than a pause it was asked for.
+    // `learnRate` waits no longer between two starts than a pause it was asked for. An announced
+    // reset may be further away (§13): it is waited for in steps, each of which looks again.
     this.pauseTimer ??= this.clock.schedule(() => {
       this.pauseTimer = undefined;
       this.wake();
