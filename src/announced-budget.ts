@@ -1,6 +1,6 @@
-// §13's pace: a client starts no more than its share of the budget a server announces before the
-// reset. Times are on the scheduler's clock (ms). No RxJS, no timers: an announcement in, the earliest
-// next start out; the admission keeps the pause.
+// §13's pace: a client starts no more than its share of each budget a server announces before that
+// budget's reset. Times are on the scheduler's clock (ms). No RxJS, no timers: an announcement in, the
+// earliest next start out; the admission keeps the pause.
 import type { RateLimitState } from './rate-limit.js';
 
 /** The latest announcement, and what the client may still start on it. */
@@ -38,9 +38,76 @@ export const MARGIN = 0.7;
 const DECAY = 0.5;
 /** The most a start after a reset is put off at random: enough to spread clients, short against a window. */
 const JITTER_MS = 25;
+/**
+ * The most budgets a run keeps: servers announce one to three. A reader of the caller's that names every
+ * announcement anew would otherwise make one per response, each asked at every start.
+ */
+const MAX_BUDGETS = 16;
 
 /**
- * A client's pace from the rate-limit budget its responses announce. Before the first announcement it
+ * The budgets a server announces at once (a burst per second and a quota per day), each of which holds:
+ * the earliest next start is the latest that any of them allows. Each budget is told apart from the
+ * others, from one announcement to the next, by its policy's name when the server names it, or else by
+ * its window, or else by its place in the announcement.
+ */
+export class AnnouncedBudget {
+  /** The budgets announced so far, by what tells them apart. */
+  private readonly budgets = new Map<string, OneBudget>();
+  /** The tries started as of the last `nextStart`: where a budget first announced later begins to count. */
+  private startedBefore = 0;
+
+  /** @param random A number in [0, 1): the jitter after a reset, and the rounding of a share's fraction. */
+  constructor(private readonly random: () => number = Math.random) {}
+
+  /**
+   * The try `order` (its place in the order tries started) announced `states` at `now`: one budget, or
+   * several at once. Each is told to the budget it is, which ignores it if it is older than its latest.
+   */
+  announced(states: RateLimitState | readonly RateLimitState[], now: number, order: number): void {
+    const all: readonly RateLimitState[] = Array.isArray(states) ? states : [states as RateLimitState];
+    // The run's first announcement measures each budget's share from the run's tries so far against
+    // what its window has lost. A budget first announced later did not see those tries: they may have
+    // been drawn from windows of it long gone, and say nothing of other clients.
+    const first = this.budgets.size === 0;
+    keysOf(all).forEach((key, position) => {
+      let budget = this.budgets.get(key);
+      if (budget === undefined) {
+        if (this.budgets.size === MAX_BUDGETS) return;
+        budget = new OneBudget(this.random, this.startedBefore, first);
+        this.budgets.set(key, budget);
+      }
+      budget.announced(all[position], now, order);
+    });
+  }
+
+  /**
+   * The earliest time at or after `now` the next try may start, with `started` tries started so far:
+   * `now` when nothing limits it, and else the latest any budget allows.
+   */
+  nextStart(now: number, started: number): number {
+    this.startedBefore = started;
+    let next = now;
+    for (const budget of this.budgets.values()) next = Math.max(next, budget.nextStart(now, started));
+    return next;
+  }
+}
+
+/**
+ * What tells each of `states` apart from the others, in one announcement and the next: the name, or else
+ * the window, or else the place in the announcement, which also tells apart two that would share a key.
+ */
+function keysOf(states: readonly RateLimitState[]): string[] {
+  const taken = new Set<string>();
+  return states.map(({ name, window }, position) => {
+    const key = name !== undefined ? `name ${name}` : window !== undefined ? `window ${window}` : `place ${position}`;
+    const unique = taken.has(key) ? `place ${position}` : key;
+    taken.add(unique);
+    return unique;
+  });
+}
+
+/**
+ * A client's pace from one rate-limit budget its responses announce. Before the first announcement it
  * sets no limit: the run paces as it would without it.
  *
  * Its share of the budget is what it can tell of the other clients: between two announcements of one
@@ -55,7 +122,7 @@ const JITTER_MS = 25;
  * again in one millisecond. After the reset one try starts to hear where the new window stands, and
  * the rest wait for its announcement.
  */
-export class AnnouncedBudget {
+class OneBudget {
   /** The latest announcement read, if any. */
   private reading: Reading | undefined;
   /** The client's share of the budget, from 1 (it sees no other client) down to `MIN_SHARE`. */
@@ -67,8 +134,6 @@ export class AnnouncedBudget {
   private windowTop = 0;
   /** A whole window's budget: the announced limit, or else the most a window was read with. */
   private budget = 0;
-  /** The tries started as of the last `nextStart`. */
-  private startedBefore = 0;
   /** How long a window lasts: as announced, or else a second. */
   private windowLength = SECOND;
   /**
@@ -79,8 +144,16 @@ export class AnnouncedBudget {
    */
   private sureness = 1 - DECAY;
 
-  /** @param random A number in [0, 1): the jitter after a reset, and the rounding of a share's fraction. */
-  constructor(private readonly random: () => number = Math.random) {}
+  /**
+   * @param random A number in [0, 1): the jitter after a reset, and the rounding of a share's fraction.
+   * @param startedBefore The tries started as of the last `nextStart`.
+   * @param measuresFirst Whether the first announcement measures the share against the limit.
+   */
+  constructor(
+    private readonly random: () => number,
+    private startedBefore: number,
+    private readonly measuresFirst: boolean,
+  ) {}
 
   /**
    * The try `order` (its place in the order tries started) announced `state` at `now`. An announcement
@@ -97,7 +170,7 @@ export class AnnouncedBudget {
     const sameWindow = beforeReset && state.remaining <= before.remaining;
     if (before === undefined) {
       // The run's first announcement: its own tries so far against what the window has lost.
-      if (state.limit !== undefined) this.measure(order, state.limit - state.remaining);
+      if (state.limit !== undefined && this.measuresFirst) this.measure(order, state.limit - state.remaining);
     } else if (sameWindow && !before.expected) {
       // Not measured on a spent budget, whose fall is no longer seen.
       if (state.remaining > 0) this.measure(order - before.order, before.remaining - state.remaining);

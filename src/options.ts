@@ -1,7 +1,7 @@
 import type { SchedulerLike } from 'rxjs';
 import type { EventsObserver, SlowStartEvent, TaskKey } from './events.js';
 import { expected } from './expected.js';
-import { rateLimit as readRateLimit, type RateLimitState } from './rate-limit.js';
+import { isRateLimitState, readRateLimits, type RateLimitState } from './rate-limit.js';
 import { resolveRetry, type ResolvedRetry, type RetryOptions } from './retry/retry-options.js';
 import { MAX_TIMER_DELAY } from './timer-limit.js';
 
@@ -47,17 +47,19 @@ export interface CommonOptions<T = unknown> {
    */
   retry?: RetryOptions;
   /**
-   * Paces the starts by the rate-limit budget a server announces on its responses. `true` reads
-   * each try's value and error with `rateLimit()`: a fetch `Response`, Angular's `HttpResponse` (with
+   * Paces the starts by the rate-limit budgets a server announces on its responses. `true` reads
+   * each try's value and error with `readRateLimits()`: a fetch `Response`, Angular's `HttpResponse` (with
    * `observe: 'response'`) or `HttpErrorResponse`, an error carrying a `response`. A function is given
-   * the value or the error and returns the budget, or `undefined` for none. The run then starts no more
-   * than its share of what remains before the reset, at once while the share lasts, its share being what
-   * it can tell of other clients from how fast the budget falls; after a reset, one try hears where the
-   * new window stands before the rest start. It only ever starts a task later than it would without, and
-   * before the first announcement it changes nothing.
-   * @default undefined (no announcement is read)
+   * the value or the error and returns the budget, an array of budgets announced at once, or `undefined`
+   * for none; a budget that is malformed or contradicts itself is ignored. The run then starts no more
+   * than its share of what remains of each budget before that budget's reset, at once while the share
+   * lasts, its share being what it can tell of other clients from how fast the budget falls; after a
+   * reset, one try hears where the new window stands before the rest start. Of several budgets (a burst
+   * per second and a quota per day), each holds: the next try starts when all of them allow it. It only
+   * ever starts a task later than it would without, and before the first announcement it changes nothing.
+   * @default false (no announcement is read)
    */
-  rateLimit?: boolean | ((outcome: unknown) => RateLimitState | undefined);
+  rateLimit?: boolean | ((outcome: unknown) => RateLimitState | readonly RateLimitState[] | undefined);
   /**
    * Told of everything the run does, as it happens: each task received, started, succeeded, failed,
    * throttled, abandoned, cancelled or skipped, each pause, change of pace and result, and the end
@@ -128,8 +130,11 @@ export interface ResolvedOptions {
   readonly flushAfter: number | undefined;
   readonly pacing: 'batch' | 'window';
   readonly retry: ResolvedRetry | undefined;
-  /** What reads a try's value or error for an announced budget; `undefined` when none is read. */
-  readonly rateLimit: ((outcome: unknown) => RateLimitState | undefined) | undefined;
+  /**
+   * What reads the budgets a try's value or error announces, `undefined` when it announces none that
+   * holds; itself `undefined` when none is read.
+   */
+  readonly rateLimit: ((outcome: unknown) => readonly RateLimitState[] | undefined) | undefined;
   /** Where events go, as a function; `undefined` when nobody listens. */
   readonly events: ((event: SlowStartEvent) => void) | undefined;
   readonly keys: readonly TaskKey[] | undefined;
@@ -204,12 +209,23 @@ export function resolveOptions(options: unknown): ResolvedOptions {
   };
 }
 
-/** The `rateLimit` option as the function that reads a try's outcome, if any. */
-function resolveRateLimit(option: unknown): ((outcome: unknown) => RateLimitState | undefined) | undefined {
+/** The `rateLimit` option as the function that reads the budgets a try's outcome announces, if any. */
+function resolveRateLimit(option: unknown): ((outcome: unknown) => readonly RateLimitState[] | undefined) | undefined {
   if (option === undefined || option === false) return undefined;
-  if (option === true) return (outcome) => readRateLimit(outcome);
-  if (typeof option === 'function') return option as (outcome: unknown) => RateLimitState | undefined;
-  throw new TypeError(expected('rateLimit', 'a boolean, or a function from a value or an error to a RateLimitState', option));
+  if (option === true) return (outcome) => announcedBudgets(readRateLimits(outcome));
+  if (typeof option === 'function') return (outcome) => announcedBudgets((option as (outcome: unknown) => unknown)(outcome));
+  throw new TypeError(
+    expected('rateLimit', 'a boolean, or a function from a value or an error to a RateLimitState, an array of them, or undefined', option),
+  );
+}
+
+/**
+ * The budgets a reader's answer holds: one, several or none (`undefined`), the malformed left out, as
+ * the built-in reader leaves them out of headers. With none, `undefined`: the try announced nothing.
+ */
+function announcedBudgets(answer: unknown): readonly RateLimitState[] | undefined {
+  const states = (Array.isArray(answer) ? (answer as unknown[]) : [answer]).filter(isRateLimitState);
+  return states.length === 0 ? undefined : states;
 }
 
 /** The `events` option as one function; an observer's `next` keeps its `this`. */
