@@ -61,15 +61,17 @@ export class AnnouncedBudget {
 
   /**
    * The try `order` (its place in the order tries started) announced `states` at `now`: one budget, or
-   * several at once. Each is told to the budget it is, which ignores it if it is older than its latest.
+   * several at once, or none (`undefined`). Each is told to the budget it is, which ignores it if it is
+   * older than its latest; a budget it leaves out hears that the try announced nothing of it.
    */
-  announced(states: RateLimitState | readonly RateLimitState[], now: number, order: number): void {
-    const all: readonly RateLimitState[] = Array.isArray(states) ? states : [states as RateLimitState];
+  announced(states: RateLimitState | readonly RateLimitState[] | undefined, now: number, order: number): void {
+    const all: readonly RateLimitState[] = states === undefined ? [] : Array.isArray(states) ? states : [states as RateLimitState];
     // The run's first announcement measures each budget's share from the run's tries so far against
     // what its window has lost. A budget first announced later did not see those tries: they may have
     // been drawn from windows of it long gone, and say nothing of other clients.
     const first = this.budgets.size === 0;
-    keysOf(all).forEach((key, position) => {
+    const keys = keysOf(all);
+    keys.forEach((key, position) => {
       let budget = this.budgets.get(key);
       if (budget === undefined) {
         if (this.budgets.size === MAX_BUDGETS) return;
@@ -78,6 +80,19 @@ export class AnnouncedBudget {
       }
       budget.announced(all[position], now, order);
     });
+    for (const [key, budget] of this.budgets) if (!keys.includes(key)) budget.unannounced(order);
+  }
+
+  /**
+   * The try `order` answered and announced nothing: a budget that waited for that answer to hear where
+   * its window stands after a reset holds nothing until it is announced again (see
+   * `OneBudget.unannounced`). Returns whether that released a hold, so that the next start is asked for
+   * again; when it did not, nothing changed.
+   */
+  unannounced(order: number): boolean {
+    let released = false;
+    for (const budget of this.budgets.values()) released = budget.unannounced(order) || released;
+    return released;
   }
 
   /**
@@ -120,7 +135,8 @@ function keysOf(states: readonly RateLimitState[]): string[] {
  * shares are fractions spend the budget between them. With no share left the client waits for the
  * reset, and then a little more, drawn at random, so that clients sharing a budget do not all start
  * again in one millisecond. After the reset one try starts to hear where the new window stands, and
- * the rest wait for its announcement.
+ * the rest wait for its announcement; if its answer announces nothing, the budget holds nothing until
+ * an answer does.
  */
 class OneBudget {
   /** The latest announcement read, if any. */
@@ -136,6 +152,8 @@ class OneBudget {
   private budget = 0;
   /** How long a window lasts: as announced, or else a second. */
   private windowLength = SECOND;
+  /** Set when the try that was to hear where a window stands after its reset announced nothing: no hold until one does. */
+  private released = false;
   /**
    * How sure the client is of its share: the weight of the windows it was measured in, against the
    * most they can weigh, from 1/2 in the first window to 3/4 in the second and on towards 1. In the
@@ -185,11 +203,29 @@ class OneBudget {
       // than the whole.
       if (before.expected && sameWindow && state.remaining > 0) this.measure(order - before.order, this.windowTop - state.remaining);
     }
+    this.released = false;
     if (!sameWindow) this.windowTop = state.remaining;
     const resetAt = sameWindow && !before.expected ? Math.min(before.resetAt, upperReset) : upperReset;
     this.budget = Math.max(state.limit ?? 0, this.windowTop);
     this.windowLength = state.window ?? SECOND;
     this.reading = this.readingOf(order, state.remaining, resetAt, false, sameWindow ? before.spare : this.random());
+  }
+
+  /**
+   * The try `order` answered and announced nothing of this budget. After a reset the client waits for
+   * the answer of one try to hear where the new window stands; if that answer says nothing, nothing
+   * will: some servers announce the budget only on their 429s (rate-limiter-flexible's README recipe),
+   * and a success says nothing. Held on, the run would start one try a window. So the budget holds
+   * nothing until it is announced again, and the run paces as it would without it (§9, §10), the share
+   * measured so far kept for the next announcement. Within a window, or from a try that started before
+   * the one that was to hear, an answer that says nothing changes nothing: what was announced after it
+   * is newer. Returns whether it released a hold.
+   */
+  unannounced(order: number): boolean {
+    const { reading } = this;
+    if (reading === undefined || !reading.expected || this.released || order <= reading.order) return false;
+    this.released = true;
+    return true;
   }
 
   private readingOf(order: number, remaining: number, resetAt: number, expected: boolean, spare: number): Reading {
@@ -213,7 +249,7 @@ class OneBudget {
     const startedBefore = this.startedBefore;
     this.startedBefore = started;
     let { reading } = this;
-    if (reading === undefined) return now;
+    if (reading === undefined || this.released) return now;
     if (now >= reading.resetAt) {
       // The window has reset, but other clients may have drawn from it since: one try, to hear where
       // it stands, and the rest when its announcement comes. A try that started just now counts in it.

@@ -2,7 +2,7 @@
 // against a fake server with a fixed window. The real limiters are in the benchmark.
 import { map, Observable, timer } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
-import { slowStart, type RateLimitState, type SlowStartEvent, type TaskFactory } from '../../src/index.js';
+import { retryAfter, slowStart, type RateLimitState, type SlowStartEvent, type TaskFactory } from '../../src/index.js';
 import { errorsReportedLater } from '../support/helpers.js';
 
 /** When the fake server's day ends: its quota a day is reset then, and every 86,400 s after. */
@@ -44,6 +44,47 @@ function fixedWindowServer(now: () => number, limit: number, quota?: { day: numb
       if (!refuse) servedOnDay.set(dayOf(now()), (servedOnDay.get(dayOf(now())) ?? 0) + 1);
       const answer = refuse ? { status: 429, headers: headers(0) } : { status: 200, headers: headers(limit - count) };
       (refuse ? refused : served).push(now());
+      return timer(10).subscribe(() => {
+        if (answer.status === 429) {
+          subscriber.error(answer);
+          return;
+        }
+        subscriber.next(answer);
+        subscriber.complete();
+      });
+    });
+  return { request, refused, served };
+}
+
+/**
+ * A server that lets `limit` requests through in each window of 1,000 ms and announces the budget on its
+ * 429s only, as rate-limiter-flexible's README recipe has it: `Retry-After` and `X-RateLimit-*` on a
+ * 429 (the reset in seconds left here, on the virtual clock), nothing on a success.
+ */
+function announcesOnlyOn429Server(now: () => number, limit: number) {
+  const counts = new Map<number, number>();
+  const refused: number[] = [];
+  const served: number[] = [];
+  /** A request that takes 10 ms; the server counts it as it arrives. */
+  const request = (): Observable<{ status: number; headers: Headers }> =>
+    new Observable((subscriber) => {
+      const window = Math.floor(now() / 1000);
+      const count = (counts.get(window) ?? 0) + 1;
+      counts.set(window, count);
+      const msBeforeNext = 1000 - (now() % 1000);
+      const answer =
+        count > limit
+          ? {
+              status: 429,
+              headers: new Headers({
+                'Retry-After': String(msBeforeNext / 1000),
+                'X-RateLimit-Limit': String(limit),
+                'X-RateLimit-Remaining': '0',
+                'X-RateLimit-Reset': String(Math.ceil(msBeforeNext / 1000)),
+              }),
+            }
+          : { status: 201, headers: new Headers() };
+      (count > limit ? refused : served).push(now());
       return timer(10).subscribe(() => {
         if (answer.status === 429) {
           subscriber.error(answer);
@@ -156,6 +197,43 @@ describe('rateLimit (contract §13)', () => {
     expect(beforeReset).toBeGreaterThan(0);
     expect(beforeReset).toBeLessThanOrEqual(12);
     expect(run.done).toBe(30);
+  });
+
+  it('does not stall behind a server that announces its budget only on its 429s: an answer that announces nothing releases the hold', () => {
+    const runWith = (rateLimit: boolean) => {
+      const scheduler = new TestScheduler(() => {});
+      let result = { served: [] as number[], refused: [] as number[], done: 0, end: 0 };
+      scheduler.run(({ flush }) => {
+        const server = announcesOnlyOn429Server(() => scheduler.now(), 20);
+        let done = 0;
+        let end = 0;
+        slowStart(
+          Array.from({ length: 200 }, () => server.request),
+          {
+            pacing: 'window',
+            maxBatchSize: 16,
+            rateLimit,
+            retry: {
+              when: (error) => ((error as { status: number }).status === 429 ? (retryAfter(error) ?? 1000) : false),
+              delay: 0,
+              maxAttempts: 100,
+            },
+          },
+        ).subscribe({ next: (r) => (done += r.size), complete: () => (end = scheduler.now()) });
+        flush();
+        result = { served: server.served, refused: server.refused, done, end };
+      });
+      return result;
+    };
+    const paced = runWith(true);
+    const unpaced = runWith(false);
+    expect(paced.done).toBe(200);
+    expect(unpaced.done).toBe(200);
+    // 200 requests at 20 a second take 10 windows at the least. Held a window's length after each
+    // reset, the run drew about one a second once the first 429 came.
+    expect(paced.end).toBeLessThan(15_000);
+    expect(paced.end / unpaced.end).toBeLessThan(1.5);
+    expect(paced.refused.length).toBeLessThanOrEqual(unpaced.refused.length);
   });
 
   it('changes nothing while no response announces a budget', () => {

@@ -270,6 +270,63 @@ describe('AnnouncedBudget (contract §13)', () => {
     expect(alone.nextStart(10, 6)).toBe(1000);
   });
 
+  describe('an answer that announces nothing', () => {
+    it('from the try that was to hear where a window stands after its reset, releases the hold until the next announcement', () => {
+      // Try 3 started at the reset to hear where the new window stands, and the rest wait for its answer.
+      const p = triedAfterAReset();
+      // It answers, and says nothing: as a server that announces its budget only on its 429s answers a success.
+      expect(p.unannounced(3)).toBe(true);
+      expect(p.nextStart(1010, 3)).toBe(1010);
+      expect(p.nextStart(1010, 40)).toBe(1010);
+      // Said twice, it releases nothing more.
+      expect(p.unannounced(4)).toBe(false);
+      // Past the window it assumed, still nothing holds: no try is put off to hear again.
+      expect(p.nextStart(5000, 41)).toBe(5000);
+      // The next announcement holds again: a spent budget, until its reset.
+      p.announced(budget(0, 1000, 100, 1000), 5010, 41);
+      expect(p.nextStart(5010, 41)).toBe(6010);
+    });
+
+    it('keeps the share measured so far for the next announcement', () => {
+      const p = triedAfterAReset();
+      p.unannounced(3);
+      // Still a share of 1/10, not the 1 of a client that saw no other: with a second window's sureness
+      // (52.5 %), 5.25 tries of 100, tries 11 to 15.
+      p.announced(budget(100, 1000, 100, 1000), 3000, 10);
+      expect(p.nextStart(3000, 14)).toBe(3000);
+      expect(p.nextStart(3000, 15)).toBe(4000);
+    });
+
+    it('from a try that started before the one that was to hear, releases nothing', () => {
+      const p = triedAfterAReset();
+      expect(p.unannounced(2)).toBe(false);
+      expect(p.nextStart(1010, 3)).toBe(2000);
+    });
+
+    it('within a window, releases nothing: what was announced still holds until the reset', () => {
+      const p = pace();
+      p.announced(budget(0, 1000, 100, 1000), 10, 1);
+      expect(p.unannounced(2)).toBe(false);
+      expect(p.nextStart(20, 2)).toBe(1010);
+      // Nor before any announcement, when nothing holds.
+      expect(pace().unannounced(1)).toBe(false);
+    });
+
+    it('of one budget, from an answer that announces the others, releases that budget alone', () => {
+      const p = pace();
+      p.announced([named('burst', 0, 1000, 10), named('day', 5000, 80_000_000, 10_000)], 0, 1);
+      expect(p.nextStart(0, 1)).toBe(1000);
+      // The burst's reset: try 2 hears where its window stands, and the rest wait for the answer.
+      expect(p.nextStart(1000, 2)).toBe(2000);
+      // It tells of the day alone: the burst holds nothing until announced again, the day as before.
+      p.announced(named('day', 4999, 80_000_000, 10_000), 1010, 2);
+      expect(p.nextStart(1010, 2)).toBe(1010);
+      // Spent, the day holds until the soonest reset its window announced.
+      p.announced(named('day', 0, 80_000_000, 10_000), 1020, 3);
+      expect(p.nextStart(1020, 3)).toBe(80_000_000);
+    });
+  });
+
   describe('several budgets announced at once', () => {
     it('holds each: the next start is the latest any of them allows, the one that binds now', () => {
       // A burst spent until 1000, and a day's quota with plenty left: the burst binds.

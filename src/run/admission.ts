@@ -263,7 +263,7 @@ export class Admission<T> {
       this.clock.reportUnhandled(error);
       return;
     }
-    if (state === undefined) return;
+    if (state === undefined && !announced.budget.unannounced(run.order)) return;
     const now = this.clock.now();
     announced.budget.announced(state, now, run.order);
     this.holdUntil(announced.budget.nextStart(now, this.parts.tasks.tries), now);
