@@ -165,7 +165,8 @@ class OneBudget {
   /**
    * @param random A number in [0, 1): the jitter after a reset, and the rounding of a share's fraction.
    * @param startedBefore The tries started as of the last `nextStart`.
-   * @param measuresFirst Whether the first announcement measures the share against the limit.
+   * @param measuresFirst Whether this budget's first announcement is the run's first, which measures the
+   *   share from the run's tries so far against what the window has lost.
    */
   constructor(
     private readonly random: () => number,
@@ -216,10 +217,11 @@ class OneBudget {
    * the answer of one try to hear where the new window stands; if that answer says nothing, nothing
    * will: some servers announce the budget only on their 429s (rate-limiter-flexible's README recipe),
    * and a success says nothing. Held on, the run would start one try a window. So the budget holds
-   * nothing until it is announced again, and the run paces as it would without it (§9, §10), the share
-   * measured so far kept for the next announcement. Within a window, or from a try that started before
-   * the one that was to hear, an answer that says nothing changes nothing: what was announced after it
-   * is newer. Returns whether it released a hold.
+   * nothing until it is announced again, and the run paces as it would without it, the share
+   * measured so far kept for the next announcement. An answer that says nothing within a window changes
+   * nothing: what the window announced holds until its reset, whatever else the server answers (a
+   * route it does not limit, say). Nor does one from a try that started before the one that was to
+   * hear: it is older news. Returns whether it released a hold.
    */
   unannounced(order: number): boolean {
     const { reading } = this;
