@@ -54,9 +54,11 @@ export interface CommonOptions<T = unknown> {
    * for none; a budget that is malformed or contradicts itself is ignored. The run then starts no more
    * than its share of what remains of each budget before that budget's reset, at once while the share
    * lasts, its share being what it can tell of other clients from how fast the budget falls; after a
-   * reset, one try hears where the new window stands before the rest start. Of several budgets (a burst
-   * per second and a quota per day), each holds: the next try starts when all of them allow it. It only
-   * ever starts a task later than it would without, and before the first announcement it changes nothing.
+   * reset, one try hears where the new window stands before the rest start, and if its answer announces
+   * nothing (a server that announces its budget only on its 429s), nothing is held until an answer
+   * announces it again. Of several budgets (a burst per second and a quota per day), each holds: the next
+   * try starts when all of them allow it. It only ever starts a task later than it would without, and
+   * before the first announcement it changes nothing.
    * @default false (no announcement is read)
    */
   rateLimit?: boolean | ((outcome: unknown) => RateLimitState | readonly RateLimitState[] | undefined);
