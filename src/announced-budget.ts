@@ -1,6 +1,6 @@
-// §13's pace: a client starts no more than its share of the budget a server announces before the
-// reset. Times are on the scheduler's clock (ms). No RxJS, no timers: an announcement in, the earliest
-// next start out; the admission keeps the pause.
+// §13's pace: a client starts no more than its share of each budget a server announces before that
+// budget's reset. Times are on the scheduler's clock (ms). No RxJS, no timers: an announcement in, the
+// earliest next start out; the admission keeps the pause.
 import type { RateLimitState } from './rate-limit.js';
 
 /** The latest announcement, and what the client may still start on it. */
@@ -38,9 +38,91 @@ export const MARGIN = 0.7;
 const DECAY = 0.5;
 /** The most a start after a reset is put off at random: enough to spread clients, short against a window. */
 const JITTER_MS = 25;
+/**
+ * The most budgets a run keeps: servers announce one to three. A reader of the caller's that names every
+ * announcement anew would otherwise make one per response, each asked at every start.
+ */
+const MAX_BUDGETS = 16;
 
 /**
- * A client's pace from the rate-limit budget its responses announce. Before the first announcement it
+ * The budgets a server announces at once (a burst per second and a quota per day), each of which holds:
+ * the earliest next start is the latest that any of them allows. Each budget is told apart from the
+ * others, from one announcement to the next, by its policy's name when the server names it, or else by
+ * its window, or else by its place in the announcement.
+ */
+export class AnnouncedBudget {
+  /** The budgets announced so far, by what tells them apart. */
+  private readonly budgets = new Map<string, OneBudget>();
+  /** The tries started as of the last `nextStart`: where a budget first announced later begins to count. */
+  private startedBefore = 0;
+
+  /** @param random A number in [0, 1): the jitter after a reset, and the rounding of a share's fraction. */
+  constructor(private readonly random: () => number = Math.random) {}
+
+  /**
+   * The try `order` (its place in the order tries started) announced `states` at `now`: one budget, or
+   * several at once, or none (`undefined`). Each is told to the budget it is, which ignores it if it is
+   * older than its latest; a budget it leaves out hears that the try announced nothing of it.
+   */
+  announced(states: RateLimitState | readonly RateLimitState[] | undefined, now: number, order: number): void {
+    const all: readonly RateLimitState[] = states === undefined ? [] : Array.isArray(states) ? states : [states as RateLimitState];
+    // The run's first announcement measures each budget's share from the run's tries so far against
+    // what its window has lost. A budget first announced later did not see those tries: they may have
+    // been drawn from windows of it long gone, and say nothing of other clients.
+    const first = this.budgets.size === 0;
+    const keys = keysOf(all);
+    keys.forEach((key, position) => {
+      let budget = this.budgets.get(key);
+      if (budget === undefined) {
+        if (this.budgets.size === MAX_BUDGETS) return;
+        budget = new OneBudget(this.random, this.startedBefore, first);
+        this.budgets.set(key, budget);
+      }
+      budget.announced(all[position], now, order);
+    });
+    for (const [key, budget] of this.budgets) if (!keys.includes(key)) budget.unannounced(order);
+  }
+
+  /**
+   * The try `order` answered and announced nothing: a budget that waited for that answer to hear where
+   * its window stands after a reset holds nothing until it is announced again (see
+   * `OneBudget.unannounced`). Returns whether that released a hold, so that the next start is asked for
+   * again; when it did not, nothing changed.
+   */
+  unannounced(order: number): boolean {
+    let released = false;
+    for (const budget of this.budgets.values()) released = budget.unannounced(order) || released;
+    return released;
+  }
+
+  /**
+   * The earliest time at or after `now` the next try may start, with `started` tries started so far:
+   * `now` when nothing limits it, and else the latest any budget allows.
+   */
+  nextStart(now: number, started: number): number {
+    this.startedBefore = started;
+    let next = now;
+    for (const budget of this.budgets.values()) next = Math.max(next, budget.nextStart(now, started));
+    return next;
+  }
+}
+
+/**
+ * What tells each of `states` apart from the others, in one announcement and the next: the name, or else
+ * the window, or else the place in the announcement, which also tells apart two that would share a key.
+ */
+function keysOf(states: readonly RateLimitState[]): string[] {
+  const taken = new Set<string>();
+  return states.map(({ name, window }, position) => {
+    const key = name !== undefined ? `name ${name}` : window !== undefined ? `window ${window}` : `place ${position}`;
+    const unique = taken.has(key) ? `place ${position}` : key;
+    taken.add(unique);
+    return unique;
+  });
+}
+
+/**
+ * A client's pace from one rate-limit budget its responses announce. Before the first announcement it
  * sets no limit: the run paces as it would without it.
  *
  * Its share of the budget is what it can tell of the other clients: between two announcements of one
@@ -53,9 +135,10 @@ const JITTER_MS = 25;
  * shares are fractions spend the budget between them. With no share left the client waits for the
  * reset, and then a little more, drawn at random, so that clients sharing a budget do not all start
  * again in one millisecond. After the reset one try starts to hear where the new window stands, and
- * the rest wait for its announcement.
+ * the rest wait for its announcement; if its answer announces nothing, the budget holds nothing until
+ * an answer does.
  */
-export class AnnouncedBudget {
+class OneBudget {
   /** The latest announcement read, if any. */
   private reading: Reading | undefined;
   /** The client's share of the budget, from 1 (it sees no other client) down to `MIN_SHARE`. */
@@ -67,10 +150,10 @@ export class AnnouncedBudget {
   private windowTop = 0;
   /** A whole window's budget: the announced limit, or else the most a window was read with. */
   private budget = 0;
-  /** The tries started as of the last `nextStart`. */
-  private startedBefore = 0;
   /** How long a window lasts: as announced, or else a second. */
   private windowLength = SECOND;
+  /** Set when the try that was to hear where a window stands after its reset announced nothing: no hold until one does. */
+  private released = false;
   /**
    * How sure the client is of its share: the weight of the windows it was measured in, against the
    * most they can weigh, from 1/2 in the first window to 3/4 in the second and on towards 1. In the
@@ -79,8 +162,17 @@ export class AnnouncedBudget {
    */
   private sureness = 1 - DECAY;
 
-  /** @param random A number in [0, 1): the jitter after a reset, and the rounding of a share's fraction. */
-  constructor(private readonly random: () => number = Math.random) {}
+  /**
+   * @param random A number in [0, 1): the jitter after a reset, and the rounding of a share's fraction.
+   * @param startedBefore The tries started as of the last `nextStart`.
+   * @param measuresFirst Whether this budget's first announcement is the run's first, which measures the
+   *   share from the run's tries so far against what the window has lost.
+   */
+  constructor(
+    private readonly random: () => number,
+    private startedBefore: number,
+    private readonly measuresFirst: boolean,
+  ) {}
 
   /**
    * The try `order` (its place in the order tries started) announced `state` at `now`. An announcement
@@ -97,7 +189,7 @@ export class AnnouncedBudget {
     const sameWindow = beforeReset && state.remaining <= before.remaining;
     if (before === undefined) {
       // The run's first announcement: its own tries so far against what the window has lost.
-      if (state.limit !== undefined) this.measure(order, state.limit - state.remaining);
+      if (state.limit !== undefined && this.measuresFirst) this.measure(order, state.limit - state.remaining);
     } else if (sameWindow && !before.expected) {
       // Not measured on a spent budget, whose fall is no longer seen.
       if (state.remaining > 0) this.measure(order - before.order, before.remaining - state.remaining);
@@ -112,11 +204,30 @@ export class AnnouncedBudget {
       // than the whole.
       if (before.expected && sameWindow && state.remaining > 0) this.measure(order - before.order, this.windowTop - state.remaining);
     }
+    this.released = false;
     if (!sameWindow) this.windowTop = state.remaining;
     const resetAt = sameWindow && !before.expected ? Math.min(before.resetAt, upperReset) : upperReset;
     this.budget = Math.max(state.limit ?? 0, this.windowTop);
     this.windowLength = state.window ?? SECOND;
     this.reading = this.readingOf(order, state.remaining, resetAt, false, sameWindow ? before.spare : this.random());
+  }
+
+  /**
+   * The try `order` answered and announced nothing of this budget. After a reset the client waits for
+   * the answer of one try to hear where the new window stands; if that answer says nothing, nothing
+   * will: some servers announce the budget only on their 429s (rate-limiter-flexible's README recipe),
+   * and a success says nothing. Held on, the run would start one try a window. So the budget holds
+   * nothing until it is announced again, and the run paces as it would without it, the share
+   * measured so far kept for the next announcement. An answer that says nothing within a window changes
+   * nothing: what the window announced holds until its reset, whatever else the server answers (a
+   * route it does not limit, say). Nor does one from a try that started before the one that was to
+   * hear: it is older news. Returns whether it released a hold.
+   */
+  unannounced(order: number): boolean {
+    const { reading } = this;
+    if (reading === undefined || !reading.expected || this.released || order <= reading.order) return false;
+    this.released = true;
+    return true;
   }
 
   private readingOf(order: number, remaining: number, resetAt: number, expected: boolean, spare: number): Reading {
@@ -140,7 +251,7 @@ export class AnnouncedBudget {
     const startedBefore = this.startedBefore;
     this.startedBefore = started;
     let { reading } = this;
-    if (reading === undefined) return now;
+    if (reading === undefined || this.released) return now;
     if (now >= reading.resetAt) {
       // The window has reset, but other clients may have drawn from it since: one try, to hear where
       // it stands, and the rest when its announcement comes. A try that started just now counts in it.

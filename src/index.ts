@@ -3,7 +3,9 @@ export { slowStart } from './slow-start.js';
 export { SlowStartBatchError, isSlowStartBatchError } from './slow-start-batch-error.js';
 export { nextBatchSize } from './growth.js';
 export { retryAfter } from './retry/retry-after.js';
-export { rateLimit, type RateLimitState } from './rate-limit.js';
+export { readRateLimit, readRateLimits, type RateLimitState } from './rate-limit.js';
+// eslint-disable-next-line @typescript-eslint/no-deprecated -- the reader's first name, kept through 0.x for the code that calls it
+export { rateLimit } from './rate-limit.js';
 export { slowStartState } from './slow-start-state.js';
 export type { SlowStartState, TaskStatus } from './run-state.js';
 export type { EventsObserver, RunEnd, SlowStartEvent, TaskKey } from './events.js';

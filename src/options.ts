@@ -1,9 +1,9 @@
+// The options of `slowStartBatch()` and `slowStart()`, as a user writes them: every one documented,
+// with its default. resolve-options.ts validates them and fills in the defaults.
 import type { SchedulerLike } from 'rxjs';
-import type { EventsObserver, SlowStartEvent, TaskKey } from './events.js';
-import { expected } from './expected.js';
-import { rateLimit as readRateLimit, type RateLimitState } from './rate-limit.js';
-import { resolveRetry, type ResolvedRetry, type RetryOptions } from './retry/retry-options.js';
-import { MAX_TIMER_DELAY } from './timer-limit.js';
+import type { EventsObserver, TaskKey } from './events.js';
+import type { RateLimitState } from './rate-limit.js';
+import type { RetryOptions } from './retry/retry-options.js';
 
 /**
  * Options of both pacings, shared by `slowStartBatch()` and `slowStart()`. Every option is optional.
@@ -49,17 +49,15 @@ export interface CommonOptions<T = unknown> {
    */
   retry?: RetryOptions;
   /**
-   * Paces the starts by the rate-limit budget a server announces on its responses. `true` reads
-   * each try's value and error with `rateLimit()`: a fetch `Response`, Angular's `HttpResponse` (with
-   * `observe: 'response'`) or `HttpErrorResponse`, an error carrying a `response`. A function is given
-   * the value or the error and returns the budget, or `undefined` for none. The run then starts no more
-   * than its share of what remains before the reset, at once while the share lasts, its share being what
-   * it can tell of other clients from how fast the budget falls; after a reset, one try hears where the
-   * new window stands before the rest start. It only ever starts a task later than it would without, and
-   * before the first announcement it changes nothing.
-   * @default undefined (no announcement is read)
+   * Paces the starts by the rate-limit budgets a server announces on its responses, each of them: no
+   * more than the run's share of what remains before the reset. `true` reads each try's value and error
+   * with `readRateLimits()` (a fetch `Response`, Angular's `HttpResponse` or `HttpErrorResponse`, an
+   * error carrying a `response`); a function is given the value or the error and returns a budget, an
+   * array of them, or `undefined`. It only ever starts a task later than it would without. How it
+   * measures its share is in the README, under "Pacing by what the server announces".
+   * @default false (no announcement is read)
    */
-  rateLimit?: boolean | ((outcome: unknown) => RateLimitState | undefined);
+  rateLimit?: boolean | ((outcome: unknown) => RateLimitState | readonly RateLimitState[] | undefined);
   /**
    * Told of everything the run does, as it happens: each task received, started, succeeded, failed,
    * throttled, abandoned, cancelled or skipped, each pause, change of pace and result, and the end
@@ -120,181 +118,3 @@ export interface WindowPacingOptions<T = unknown> extends CommonOptions<T> {
  * {@link WindowPacingOptions}.
  */
 export type SlowStartOptions<T = unknown> = BatchPacingOptions<T> | WindowPacingOptions<T>;
-
-/** {@link SlowStartOptions} after validation, with every default filled in. */
-export interface ResolvedOptions {
-  readonly initialBatchSize: number;
-  readonly growthFactor: number;
-  readonly maxBatchSize: number;
-  readonly concurrency: number;
-  readonly flushAfter: number | undefined;
-  readonly pacing: 'batch' | 'window';
-  readonly retry: ResolvedRetry | undefined;
-  /** What reads a try's value or error for an announced budget; `undefined` when none is read. */
-  readonly rateLimit: ((outcome: unknown) => RateLimitState | undefined) | undefined;
-  /** Where events go, as a function; `undefined` when nobody listens. */
-  readonly events: ((event: SlowStartEvent) => void) | undefined;
-  readonly keys: readonly TaskKey[] | undefined;
-  /** `undefined` stands for `asyncScheduler`, filled in by the adapter so that this file needs no RxJS at run time. */
-  readonly scheduler: SchedulerLike | undefined;
-}
-
-const optionNames: ReadonlyArray<keyof BatchPacingOptions> = [
-  'initialBatchSize',
-  'growthFactor',
-  'maxBatchSize',
-  'concurrency',
-  'flushAfter',
-  'scheduler',
-  'pacing',
-  'retry',
-  'rateLimit',
-  'events',
-  'keys',
-];
-
-/**
- * Validates `options` and fills in the defaults. Throws a `TypeError` for a value of the wrong type
- * and a `RangeError` for a number out of range, both in the form
- * ``Expected `name` to be <rule>, got <value> (<type>)``.
- */
-export function resolveOptions(options: unknown): ResolvedOptions {
-  if (options === undefined) {
-    return {
-      initialBatchSize: 1,
-      growthFactor: 2,
-      maxBatchSize: Infinity,
-      concurrency: Infinity,
-      flushAfter: undefined,
-      pacing: 'batch',
-      retry: undefined,
-      rateLimit: undefined,
-      events: undefined,
-      keys: undefined,
-      scheduler: undefined,
-    };
-  }
-  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
-    throw new TypeError(expected('options', 'an object or undefined', options));
-  }
-  // A misspelt option would otherwise be ignored without a word.
-  for (const key of Object.keys(options)) {
-    if (!(optionNames as string[]).includes(key)) {
-      throw new TypeError(`Unknown option \`${key}\`: expected one of ${optionNames.map((name) => `\`${name}\``).join(', ')}`);
-    }
-  }
-  const sizes = resolveSizes(options);
-  // Read as unknown: a user's JavaScript may pass anything.
-  const { pacing, scheduler } = options as { pacing?: unknown; scheduler?: unknown };
-  if (pacing !== undefined && pacing !== 'batch' && pacing !== 'window') {
-    throw new TypeError(expected('pacing', "'batch' or 'window'", pacing));
-  }
-  if (pacing === 'window' && sizes.flushAfter !== undefined) {
-    throw new TypeError(expected('flushAfter', "undefined with `pacing: 'window'` (there are no batches to flush)", sizes.flushAfter));
-  }
-  if (scheduler !== undefined && !isSchedulerLike(scheduler)) {
-    throw new TypeError(expected('scheduler', 'a SchedulerLike (an object with `schedule()` and `now()`)', scheduler));
-  }
-  return {
-    ...sizes,
-    pacing: pacing ?? 'batch',
-    retry: resolveRetry((options as SlowStartOptions).retry),
-    rateLimit: resolveRateLimit((options as { rateLimit?: unknown }).rateLimit),
-    events: resolveEvents((options as { events?: unknown }).events),
-    keys: resolveKeys((options as { keys?: unknown }).keys),
-    scheduler,
-  };
-}
-
-/** The `rateLimit` option as the function that reads a try's outcome, if any. */
-function resolveRateLimit(option: unknown): ((outcome: unknown) => RateLimitState | undefined) | undefined {
-  if (option === undefined || option === false) return undefined;
-  if (option === true) return (outcome) => readRateLimit(outcome);
-  if (typeof option === 'function') return option as (outcome: unknown) => RateLimitState | undefined;
-  throw new TypeError(expected('rateLimit', 'a boolean, or a function from a value or an error to a RateLimitState', option));
-}
-
-/** The `events` option as one function; an observer's `next` keeps its `this`. */
-function resolveEvents(events: unknown): ((event: SlowStartEvent) => void) | undefined {
-  if (events === undefined) return undefined;
-  if (typeof events === 'function') return events as (event: SlowStartEvent) => void;
-  // `Object()` makes `null` an empty object and boxes a primitive, so that any value can be asked for `next`.
-  const next: unknown = Reflect.get(Object(events), 'next');
-  if (typeof next !== 'function') {
-    throw new TypeError(expected('events', 'a function, or an observer with a `next` method (a Subject)', events));
-  }
-  return (event) => (next as (event: SlowStartEvent) => void).call(events, event);
-}
-
-/** The `keys` option: an array of strings and numbers, copied so that a later change to it cannot reach the run. */
-function resolveKeys(keys: unknown): readonly TaskKey[] | undefined {
-  if (keys === undefined) return undefined;
-  const rule = 'an array of strings and numbers';
-  if (!Array.isArray(keys)) throw new TypeError(expected('keys', rule, keys));
-  const copy = [...(keys as unknown[])];
-  const wrong = copy.findIndex((key) => typeof key !== 'string' && typeof key !== 'number');
-  if (wrong !== -1) throw new TypeError(expected(`keys[${wrong}]`, 'a string or a number', copy[wrong]));
-  return copy as TaskKey[];
-}
-
-/** The numeric options, validated in order: `maxBatchSize`'s rule names `initialBatchSize`'s value. */
-function resolveSizes(
-  options: object,
-): Pick<ResolvedOptions, 'initialBatchSize' | 'growthFactor' | 'maxBatchSize' | 'concurrency' | 'flushAfter'> {
-  const initialBatchSize = numberOption(
-    options,
-    'initialBatchSize',
-    1,
-    'an integer >= 1',
-    (value) => Number.isInteger(value) && value >= 1,
-  );
-  const growthFactor = numberOption(options, 'growthFactor', 2, 'a finite number >= 1', (value) => Number.isFinite(value) && value >= 1);
-  const maxBatchSize = numberOption(
-    options,
-    'maxBatchSize',
-    Infinity,
-    `an integer >= \`initialBatchSize\` (${initialBatchSize}) or Infinity`,
-    (value) => value === Infinity || (Number.isInteger(value) && value >= initialBatchSize),
-  );
-  const concurrency = numberOption(
-    options,
-    'concurrency',
-    Infinity,
-    'an integer >= 1 or Infinity',
-    (value) => value === Infinity || (Number.isInteger(value) && value >= 1),
-  );
-  const flushAfter = numberOption(
-    options,
-    'flushAfter',
-    undefined,
-    `a finite number of milliseconds from 0 to ${MAX_TIMER_DELAY}`,
-    (value) => value >= 0 && value <= MAX_TIMER_DELAY,
-  );
-  return { initialBatchSize, growthFactor, maxBatchSize, concurrency, flushAfter };
-}
-
-/** What RxJS itself checks for: `schedule` and `now` methods, on an object or a function. */
-function isSchedulerLike(value: unknown): value is SchedulerLike {
-  const candidate = value as Partial<SchedulerLike> | null | undefined;
-  return typeof candidate?.schedule === 'function' && typeof candidate.now === 'function';
-}
-
-function numberOption<D extends number | undefined>(
-  options: object,
-  name: keyof BatchPacingOptions,
-  fallback: D,
-  rule: string,
-  isValid: (value: number) => boolean,
-): number | D {
-  const value: unknown = (options as BatchPacingOptions)[name];
-  if (value === undefined) {
-    return fallback;
-  }
-  if (typeof value !== 'number') {
-    throw new TypeError(expected(name, rule, value));
-  }
-  if (!isValid(value)) {
-    throw new RangeError(expected(name, rule, value));
-  }
-  return value;
-}

@@ -6,7 +6,7 @@
 // (`Outcomes`), `flushAfter` (`FlushClock`) and the tasks in flight (`TaskSet`). The results in the
 // making are the `ResultBook`'s.
 import type { FactoryFeed, FactorySink, RunnerHost } from './host.js';
-import type { ResolvedOptions } from './options.js';
+import type { ResolvedOptions } from './resolve-options.js';
 import { BatchPacing } from './pacing/batch-pacing.js';
 import type { Pacing } from './pacing/pacing.js';
 import { WindowPacing } from './pacing/window-pacing.js';

@@ -2,7 +2,7 @@
 // and timers, and the subscriber to notify. Only RxJS's public API is used.
 import { asyncScheduler, config, from, Observable, type ObservableInput, type SchedulerLike, type Subscriber } from 'rxjs';
 import type { Cancellable, FactoryFeed, FactorySink, RunnerHost, TaskObserver } from './host.js';
-import type { ResolvedOptions } from './options.js';
+import type { ResolvedOptions } from './resolve-options.js';
 import { createRunner } from './runner.js';
 import type { BatchResult } from './types.js';
 

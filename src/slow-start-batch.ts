@@ -1,5 +1,6 @@
 import type { OperatorFunction } from 'rxjs';
-import { resolveOptions, type SlowStartOptions } from './options.js';
+import type { SlowStartOptions } from './options.js';
+import { resolveOptions } from './resolve-options.js';
 import { batchedObservable, observableFeed } from './rxjs-adapter.js';
 import type { BatchResult, TaskFactory, TaskValue } from './types.js';
 

@@ -1,7 +1,8 @@
 import { from, isObservable, Observable, type ObservableInput } from 'rxjs';
 import type { FactoryFeed, FactorySink } from './host.js';
 import { expected } from './expected.js';
-import { resolveOptions, type SlowStartOptions } from './options.js';
+import type { SlowStartOptions } from './options.js';
+import { resolveOptions } from './resolve-options.js';
 import { arrayFeed, asyncIterableFeed, iterableFeed } from './pull-feeds.js';
 import { batchedObservable, observableFeed } from './rxjs-adapter.js';
 import type { BatchResult, TaskFactory, TaskValue } from './types.js';

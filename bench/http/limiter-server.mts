@@ -5,7 +5,10 @@
  * - `express`: express 5 with express-rate-limit, a fixed window of 1 s holding RATE requests, with
  *   draft-8 `RateLimit` headers on every response and `Retry-After` on a 429;
  * - `flexible`: rate-limiter-flexible's `BurstyRateLimiter` (RATE a second, and a burst of BURST, half
- *   as many by default, over 10 s), whose 429 carries only `Retry-After`, as its README's recipe sends it.
+ *   as many by default, over 10 s), whose 429 carries only `Retry-After`;
+ * - `flexible-429`: the same limiter with the headers of its README's recipe, `Retry-After` (seconds
+ *   with a fraction) and `X-RateLimit-Limit`, `-Remaining` and `-Reset` (epoch seconds), on a 429 and
+ *   on nothing else: a success announces nothing.
  *
  * Every client shares one key, so they all draw from one budget. `GET /task` is the work, `GET /stats`
  * the server's own counts (not limited), `POST /reset` zeroes them and starts the limiter afresh. It
@@ -18,8 +21,8 @@ import { BurstyRateLimiter, RateLimiterMemory, type RateLimiterRes } from 'rate-
 const [kind, rateText, burstText] = process.argv.slice(2);
 const rate = Number(rateText);
 const burst = burstText === undefined ? Math.ceil(rate / 2) : Number(burstText);
-if ((kind !== 'express' && kind !== 'flexible') || !(rate > 0) || !(burst >= 0)) {
-  throw new Error('usage: limiter-server.mts express|flexible RATE [BURST]');
+if ((kind !== 'express' && kind !== 'flexible' && kind !== 'flexible-429') || !(rate > 0) || !(burst >= 0)) {
+  throw new Error('usage: limiter-server.mts express|flexible|flexible-429 RATE [BURST]');
 }
 
 const MEDIAN_MS = 30;
@@ -82,7 +85,18 @@ function expressLimiter(): Limiter {
     });
 }
 
-function flexibleLimiter(): Limiter {
+/** The headers rate-limiter-flexible's README recipe sets on a 429. */
+function recipeHeaders(rejection: RateLimiterRes): Record<string, string> {
+  return {
+    'Retry-After': String(rejection.msBeforeNext / 1000),
+    'X-RateLimit-Limit': String(rate),
+    'X-RateLimit-Remaining': String(rejection.remainingPoints),
+    'X-RateLimit-Reset': String(Math.ceil((Date.now() + rejection.msBeforeNext) / 1000)),
+  };
+}
+
+/** rate-limiter-flexible, its 429 with `Retry-After` alone, or with the recipe's headers. */
+function flexibleLimiter(recipe: boolean): Limiter {
   const limiter = new BurstyRateLimiter(
     new RateLimiterMemory({ points: rate, duration: 1 }),
     new RateLimiterMemory({ keyPrefix: 'burst', points: burst, duration: 10 }),
@@ -95,14 +109,16 @@ function flexibleLimiter(): Limiter {
       },
       (rejection: RateLimiterRes) => {
         refuse();
-        res.set('Retry-After', String(Math.round(rejection.msBeforeNext / 1000) || 1));
+        if (recipe) res.set(recipeHeaders(rejection));
+        else res.set('Retry-After', String(Math.round(rejection.msBeforeNext / 1000) || 1));
         res.status(429).send('too many');
       },
     );
   };
 }
 
-let limiter = kind === 'express' ? expressLimiter() : flexibleLimiter();
+const newLimiter = () => (kind === 'express' ? expressLimiter() : flexibleLimiter(kind === 'flexible-429'));
+let limiter = newLimiter();
 
 const app = express();
 app.get('/stats', (_req, res) => {
@@ -114,7 +130,7 @@ app.post('/reset', (_req, res) => {
   firstAt = undefined;
   refusedFirstSecond = 0;
   windows = [];
-  limiter = kind === 'express' ? expressLimiter() : flexibleLimiter();
+  limiter = newLimiter();
   res.json({ served, refused, refusedFirstSecond, windows });
 });
 app.get(

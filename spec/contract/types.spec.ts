@@ -3,9 +3,12 @@ import { expectTypeOf } from 'expect-type';
 import { from, of, type Observable, type OperatorFunction } from 'rxjs';
 import {
   isSlowStartBatchError,
+  readRateLimit,
+  readRateLimits,
   slowStart,
   slowStartBatch,
   type BatchResult,
+  type RateLimitState,
   type SlowStartBatchError,
   type SlowStartEvent,
   type SlowStartOptions,
@@ -84,6 +87,17 @@ describe('types', () => {
     expect(() => slowStart([], widened)).not.toThrow();
     const kept = { pacing: 'window', maxBatchSize: 6 } satisfies SlowStartOptions;
     expectTypeOf(slowStart([() => of(1)], kept)).toEqualTypeOf<Observable<BatchResult<number>>>();
+  });
+
+  it('take as the rateLimit reader a function that returns one budget, several, or none, the readers among them', () => {
+    expectTypeOf(readRateLimits).returns.toEqualTypeOf<RateLimitState[]>();
+    expectTypeOf(readRateLimit).returns.toEqualTypeOf<RateLimitState | undefined>();
+    const state: RateLimitState = { limit: undefined, remaining: 1, resetIn: 1000, window: undefined };
+    for (const rateLimit of [readRateLimits, readRateLimit, () => [state] as const, () => state, () => undefined]) {
+      expect(() => slowStart([() => of(1)], { rateLimit })).not.toThrow();
+    }
+    // @ts-expect-error a reader that returns anything else is refused by the compiler (and ignored at run time)
+    expect(() => slowStart([() => of(1)], { rateLimit: () => 5 })).not.toThrow();
   });
 
   it("type the events by the tasks' values", () => {

@@ -1,6 +1,6 @@
 import { of, VirtualTimeScheduler } from 'rxjs';
 import { slowStart, slowStartBatch, type SlowStartOptions } from '../../src/index';
-import { resolveOptions } from '../../src/options';
+import { resolveOptions } from '../../src/resolve-options';
 
 // Options are validated when the function is called, not on subscribe (contract §8), so every case
 // below calls the function and never subscribes.
@@ -83,12 +83,12 @@ describe.each(entryPoints)('%s(options)', (_name, call) => {
     [
       { rateLimit: 'yes' },
       TypeError,
-      'Expected `rateLimit` to be a boolean, or a function from a value or an error to a RateLimitState, got "yes" (string)',
+      'Expected `rateLimit` to be a boolean, or a function from a value or an error to a RateLimitState, an array of them, or undefined, got "yes" (string)',
     ],
     [
       { rateLimit: null },
       TypeError,
-      'Expected `rateLimit` to be a boolean, or a function from a value or an error to a RateLimitState, got null (null)',
+      'Expected `rateLimit` to be a boolean, or a function from a value or an error to a RateLimitState, an array of them, or undefined, got null (null)',
     ],
     [null, TypeError, 'Expected `options` to be an object or undefined, got null (null)'],
     [5, TypeError, 'Expected `options` to be an object or undefined, got 5 (number)'],

@@ -2,19 +2,36 @@
 // against a fake server with a fixed window. The real limiters are in the benchmark.
 import { map, Observable, timer } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
-import { slowStart, type SlowStartEvent, type TaskFactory } from '../../src/index.js';
+import { retryAfter, slowStart, type RateLimitState, type SlowStartEvent, type TaskFactory } from '../../src/index.js';
 import { errorsReportedLater } from '../support/helpers.js';
 
-/** A server that lets `limit` requests through in each window of 1,000 ms, and says so on every response. */
-function fixedWindowServer(now: () => number, limit: number) {
+/** When the fake server's day ends: its quota a day is reset then, and every 86,400 s after. */
+const DAY_ENDS = 80_000_000;
+
+/**
+ * A server that lets `limit` requests through in each window of 1,000 ms, and says so on every response.
+ * With `quota`, it also lets `day` requests through a day, of which `dayLeft` are left in the day that
+ * ends at {@link DAY_ENDS}, and announces both budgets.
+ */
+function fixedWindowServer(now: () => number, limit: number, quota?: { day: number; dayLeft: number }) {
   const counts = new Map<number, number>();
+  const servedOnDay = new Map<number, number>();
   const refused: number[] = [];
   const served: number[] = [];
+  const dayOf = (at: number) => (at < DAY_ENDS ? 0 : 1 + Math.floor((at - DAY_ENDS) / 86_400_000));
+  const dayLeft = () =>
+    quota === undefined ? Infinity : (dayOf(now()) === 0 ? quota.dayLeft : quota.day) - (servedOnDay.get(dayOf(now())) ?? 0);
   const headers = (remaining: number) => {
     const reset = Math.ceil((1000 - (now() % 1000)) / 1000);
-    return new Headers({
+    const burst = {
       RateLimit: `"${limit}-in-1sec"; r=${remaining}; t=${reset}`,
       'RateLimit-Policy': `"${limit}-in-1sec"; q=${limit}; w=1`,
+    };
+    if (quota === undefined) return new Headers(burst);
+    const dayReset = Math.ceil((DAY_ENDS + dayOf(now()) * 86_400_000 - now()) / 1000);
+    return new Headers({
+      RateLimit: `${burst.RateLimit}, "day"; r=${dayLeft()}; t=${dayReset}`,
+      'RateLimit-Policy': `${burst['RateLimit-Policy']}, "day"; q=${quota.day}; w=86400`,
     });
   };
   /** A request that takes 10 ms; the server counts it as it arrives. */
@@ -23,7 +40,50 @@ function fixedWindowServer(now: () => number, limit: number) {
       const window = Math.floor(now() / 1000);
       const count = (counts.get(window) ?? 0) + 1;
       counts.set(window, count);
-      const answer = count > limit ? { status: 429, headers: headers(0) } : { status: 200, headers: headers(limit - count) };
+      const refuse = count > limit || dayLeft() <= 0;
+      if (!refuse) servedOnDay.set(dayOf(now()), (servedOnDay.get(dayOf(now())) ?? 0) + 1);
+      const answer = refuse ? { status: 429, headers: headers(0) } : { status: 200, headers: headers(limit - count) };
+      (refuse ? refused : served).push(now());
+      return timer(10).subscribe(() => {
+        if (answer.status === 429) {
+          subscriber.error(answer);
+          return;
+        }
+        subscriber.next(answer);
+        subscriber.complete();
+      });
+    });
+  return { request, refused, served };
+}
+
+/**
+ * A server that lets `limit` requests through in each window of 1,000 ms and announces the budget on its
+ * 429s only, as rate-limiter-flexible's README recipe has it: `Retry-After` and `X-RateLimit-*` on a
+ * 429 (the reset in seconds left here, on the virtual clock), nothing on a success.
+ */
+function announcesOnlyOn429Server(now: () => number, limit: number) {
+  const counts = new Map<number, number>();
+  const refused: number[] = [];
+  const served: number[] = [];
+  /** A request that takes 10 ms; the server counts it as it arrives. */
+  const request = (): Observable<{ status: number; headers: Headers }> =>
+    new Observable((subscriber) => {
+      const window = Math.floor(now() / 1000);
+      const count = (counts.get(window) ?? 0) + 1;
+      counts.set(window, count);
+      const msBeforeNext = 1000 - (now() % 1000);
+      const answer =
+        count > limit
+          ? {
+              status: 429,
+              headers: new Headers({
+                'Retry-After': String(msBeforeNext / 1000),
+                'X-RateLimit-Limit': String(limit),
+                'X-RateLimit-Remaining': '0',
+                'X-RateLimit-Reset': String(Math.ceil(msBeforeNext / 1000)),
+              }),
+            }
+          : { status: 201, headers: new Headers() };
       (count > limit ? refused : served).push(now());
       return timer(10).subscribe(() => {
         if (answer.status === 429) {
@@ -37,12 +97,15 @@ function fixedWindowServer(now: () => number, limit: number) {
   return { request, refused, served };
 }
 
-/** Runs `tasks` requests against a server of 5 a second, with `options`, in virtual time. */
-function runAgainstServer(tasks: number, options: { rateLimit?: boolean }) {
+/**
+ * Runs `tasks` requests against a server of `limit` a second (5 unless said), and a quota a day if
+ * given, with `options`, in virtual time.
+ */
+function runAgainstServer(tasks: number, options: { rateLimit?: boolean }, limit = 5, quota?: { day: number; dayLeft: number }) {
   const scheduler = new TestScheduler(() => {});
   let result = { served: [] as number[], refused: [] as number[], paused: [] as SlowStartEvent[], done: 0 };
   scheduler.run(({ flush }) => {
-    const server = fixedWindowServer(() => scheduler.now(), 5);
+    const server = fixedWindowServer(() => scheduler.now(), limit, quota);
     const paused: SlowStartEvent[] = [];
     let done = 0;
     const factories: TaskFactory<unknown>[] = Array.from({ length: tasks }, () => server.request);
@@ -114,6 +177,65 @@ describe('rateLimit (contract §13)', () => {
     expect(paced.served).toEqual([0, 10, 20, 1010, 1020, 1020, 1030, 2020, 2030, 2030, 2040, 3030]);
   });
 
+  it('keeps within each budget a server announces: a burst a second and a quota a day draw no more 429s than the burst alone', () => {
+    // The burst binds now, the day's quota in the long run: 9,000 of 10,000 left for 80,000 s is
+    // fewer a second than 10 a second.
+    const both = runAgainstServer(60, { rateLimit: true }, 10, { day: 10_000, dayLeft: 9000 });
+    const burstAlone = runAgainstServer(60, { rateLimit: true }, 10);
+    expect(both.done).toBe(60);
+    expect(burstAlone.done).toBe(60);
+    expect(burstAlone.refused).toEqual([]);
+    expect(both.refused).toEqual([]);
+    expect(both.served).toEqual(burstAlone.served);
+  });
+
+  it('keeps within a quota a day that binds before the burst does: no more than it has left before its reset', () => {
+    const run = runAgainstServer(30, { rateLimit: true }, 10, { day: 10_000, dayLeft: 12 });
+    // At most the 12 left before the day's reset, 80,000 s on; the rest after it, and none refused.
+    expect(run.refused).toEqual([]);
+    const beforeReset = run.served.filter((at) => at < DAY_ENDS).length;
+    expect(beforeReset).toBeGreaterThan(0);
+    expect(beforeReset).toBeLessThanOrEqual(12);
+    expect(run.done).toBe(30);
+  });
+
+  it('does not stall behind a server that announces its budget only on its 429s: an answer that announces nothing releases the hold', () => {
+    const runWith = (rateLimit: boolean) => {
+      const scheduler = new TestScheduler(() => {});
+      let result = { served: [] as number[], refused: [] as number[], done: 0, end: 0 };
+      scheduler.run(({ flush }) => {
+        const server = announcesOnlyOn429Server(() => scheduler.now(), 20);
+        let done = 0;
+        let end = 0;
+        slowStart(
+          Array.from({ length: 200 }, () => server.request),
+          {
+            pacing: 'window',
+            maxBatchSize: 16,
+            rateLimit,
+            retry: {
+              when: (error) => ((error as { status: number }).status === 429 ? (retryAfter(error) ?? 1000) : false),
+              delay: 0,
+              maxAttempts: 100,
+            },
+          },
+        ).subscribe({ next: (r) => (done += r.size), complete: () => (end = scheduler.now()) });
+        flush();
+        result = { served: server.served, refused: server.refused, done, end };
+      });
+      return result;
+    };
+    const paced = runWith(true);
+    const unpaced = runWith(false);
+    expect(paced.done).toBe(200);
+    expect(unpaced.done).toBe(200);
+    // 200 requests at 20 a second take 10 windows at the least. Held a window's length after each
+    // reset, the run drew about one a second once the first 429 came.
+    expect(paced.end).toBeLessThan(15_000);
+    expect(paced.end / unpaced.end).toBeLessThan(1.5);
+    expect(paced.refused.length).toBeLessThanOrEqual(unpaced.refused.length);
+  });
+
   it('changes nothing while no response announces a budget', () => {
     const startsWith = (rateLimit: boolean) => {
       const scheduler = new TestScheduler(() => {});
@@ -129,6 +251,55 @@ describe('rateLimit (contract §13)', () => {
       return starts;
     };
     expect(startsWith(true)).toEqual(startsWith(false));
+  });
+
+  it('takes a spent budget whose reset has hundreds of digits for the malformed announcement it is: it holds nothing', () => {
+    const startsWith = (rateLimit: boolean) => {
+      const scheduler = new TestScheduler(() => {});
+      const starts: number[] = [];
+      scheduler.run(({ flush }) => {
+        const headers = new Headers({ 'RateLimit-Remaining': '0', 'RateLimit-Reset': '9'.repeat(400) });
+        const tasks = Array.from({ length: 6 }, () => () => {
+          starts.push(scheduler.now());
+          return timer(10).pipe(map(() => ({ status: 200, headers })));
+        });
+        slowStart(tasks, { pacing: 'window', rateLimit }).subscribe();
+        flush();
+      });
+      return starts;
+    };
+    expect(startsWith(true)).toEqual([0, 10, 10, 20, 20, 20]);
+    expect(startsWith(true)).toEqual(startsWith(false));
+  });
+
+  it('waits for a reset further away than a timer can hold in steps, never asking a timer for more than 2^31 - 1 ms', () => {
+    const scheduler = new TestScheduler(() => {});
+    const starts: number[] = [];
+    const delays: number[] = [];
+    // A month and more: a quota per month spent by the first try.
+    const resetIn = 3_000_000_000;
+    scheduler.run(({ flush }) => {
+      const tasks = Array.from({ length: 2 }, () => () => {
+        starts.push(scheduler.now());
+        return timer(10);
+      });
+      const recording = {
+        now: () => scheduler.now(),
+        schedule: ((work, delay, state) => {
+          delays.push(delay ?? 0);
+          return scheduler.schedule(work, delay, state);
+        }) as typeof scheduler.schedule,
+      };
+      slowStart(tasks, {
+        pacing: 'window',
+        scheduler: recording,
+        rateLimit: () => ({ limit: undefined, remaining: 0, resetIn, window: undefined }),
+      }).subscribe();
+      flush();
+    });
+    expect(starts).toEqual([0, 10 + resetIn]);
+    // A longer delay fires after about 1 ms in browsers and Node: a timer that fires at once, again and again.
+    expect(Math.max(...delays)).toBe(2 ** 31 - 1);
   });
 
   it('a reader that throws reads nothing: its error goes to config.onUnhandledError, and the run goes on', async () => {
@@ -164,6 +335,40 @@ describe('rateLimit (contract §13)', () => {
     });
     // The first start, at 0, is answered at 10: nothing left until 110. Then one try, answered the same.
     expect(starts).toEqual([0, 110, 220]);
+  });
+
+  it('reads several budgets from a function of its own, and ignores one that is malformed or contradicts itself', () => {
+    const startsWith = (budgets: unknown) => {
+      const scheduler = new TestScheduler(() => {});
+      const starts: number[] = [];
+      scheduler.run(({ flush }) => {
+        const tasks = Array.from({ length: 3 }, () => () => {
+          starts.push(scheduler.now());
+          return timer(10);
+        });
+        slowStart(tasks, { pacing: 'window', rateLimit: () => budgets as RateLimitState[] }).subscribe();
+        flush();
+      });
+      return starts;
+    };
+    const spent = (resetIn: number) => ({ limit: undefined, remaining: 0, resetIn, window: undefined });
+    // Each holds: the later reset binds.
+    expect(startsWith([spent(100), spent(200)])).toEqual([0, 210, 420]);
+    expect(startsWith(spent(100))).toEqual([0, 110, 220]);
+    // A reset that is not a finite number, more remaining than the limit, a negative count, a name that
+    // is not a string, and what is no budget at all are ignored, never thrown.
+    const malformed = [
+      spent(Infinity),
+      spent(NaN),
+      { ...spent(100), limit: -1 },
+      { ...spent(100), remaining: 5, limit: 4 },
+      { ...spent(100), name: 7 },
+      { ...spent(100), window: 1e12 },
+      null,
+      'spent',
+    ];
+    expect(startsWith(malformed)).toEqual([0, 10, 10]);
+    expect(startsWith([...malformed, spent(100)])).toEqual([0, 110, 220]);
   });
 
   it('reports a hold once: an announcement that leaves it where it was reports no pause', () => {

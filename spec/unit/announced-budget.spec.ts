@@ -9,6 +9,12 @@ const budget = (remaining: number, resetIn: number, limit?: number, window?: num
   window,
 });
 
+/** A budget with a name, as draft 8 announces each of several. */
+const named = (name: string, remaining: number, resetIn: number, limit?: number): RateLimitState => ({
+  ...budget(remaining, resetIn, limit),
+  name,
+});
+
 /** A pace whose random draws are all 0: no jitter, and a share's fraction rounded down. */
 const pace = () => new AnnouncedBudget(() => 0);
 
@@ -262,5 +268,137 @@ describe('AnnouncedBudget (contract §13)', () => {
     alone.announced(budget(9, 1000), 10, 3);
     expect(alone.nextStart(10, 5)).toBe(10);
     expect(alone.nextStart(10, 6)).toBe(1000);
+  });
+
+  describe('an answer that announces nothing', () => {
+    it('from the try that was to hear where a window stands after its reset, releases the hold until the next announcement', () => {
+      // Try 3 started at the reset to hear where the new window stands, and the rest wait for its answer.
+      const p = triedAfterAReset();
+      // It answers, and says nothing: as a server that announces its budget only on its 429s answers a success.
+      expect(p.unannounced(3)).toBe(true);
+      expect(p.nextStart(1010, 3)).toBe(1010);
+      expect(p.nextStart(1010, 40)).toBe(1010);
+      // Said twice, it releases nothing more.
+      expect(p.unannounced(4)).toBe(false);
+      // Past the window it assumed, still nothing holds: no try is put off to hear again.
+      expect(p.nextStart(5000, 41)).toBe(5000);
+      // The next announcement holds again: a spent budget, until its reset.
+      p.announced(budget(0, 1000, 100, 1000), 5010, 41);
+      expect(p.nextStart(5010, 41)).toBe(6010);
+    });
+
+    it('keeps the share measured so far for the next announcement', () => {
+      const p = triedAfterAReset();
+      p.unannounced(3);
+      // Still a share of 1/10, not the 1 of a client that saw no other: with a second window's sureness
+      // (52.5 %), 5.25 tries of 100, tries 11 to 15.
+      p.announced(budget(100, 1000, 100, 1000), 3000, 10);
+      expect(p.nextStart(3000, 14)).toBe(3000);
+      expect(p.nextStart(3000, 15)).toBe(4000);
+    });
+
+    it('from a try that started before the one that was to hear, releases nothing', () => {
+      const p = triedAfterAReset();
+      expect(p.unannounced(2)).toBe(false);
+      expect(p.nextStart(1010, 3)).toBe(2000);
+    });
+
+    it('within a window, releases nothing: what was announced still holds until the reset', () => {
+      const p = pace();
+      p.announced(budget(0, 1000, 100, 1000), 10, 1);
+      expect(p.unannounced(2)).toBe(false);
+      expect(p.nextStart(20, 2)).toBe(1010);
+      // Nor before any announcement, when nothing holds.
+      expect(pace().unannounced(1)).toBe(false);
+    });
+
+    it('of one budget, from an answer that announces the others, releases that budget alone', () => {
+      const p = pace();
+      p.announced([named('burst', 0, 1000, 10), named('day', 5000, 80_000_000, 10_000)], 0, 1);
+      expect(p.nextStart(0, 1)).toBe(1000);
+      // The burst's reset: try 2 hears where its window stands, and the rest wait for the answer.
+      expect(p.nextStart(1000, 2)).toBe(2000);
+      // It tells of the day alone: the burst holds nothing until announced again, the day as before.
+      p.announced(named('day', 4999, 80_000_000, 10_000), 1010, 2);
+      expect(p.nextStart(1010, 2)).toBe(1010);
+      // Spent, the day holds until the soonest reset its window announced.
+      p.announced(named('day', 0, 80_000_000, 10_000), 1020, 3);
+      expect(p.nextStart(1020, 3)).toBe(80_000_000);
+    });
+  });
+
+  describe('several budgets announced at once', () => {
+    it('holds each: the next start is the latest any of them allows, the one that binds now', () => {
+      // A burst spent until 1000, and a day's quota with plenty left: the burst binds.
+      const burst = pace();
+      burst.announced([named('burst', 0, 1000, 10), named('day', 9000, 80_000_000, 10_000)], 0, 1);
+      expect(burst.nextStart(0, 1)).toBe(1000);
+      // A day's quota spent, and a burst with plenty left: the day binds, whichever comes first.
+      const day = pace();
+      day.announced([named('day', 0, 80_000_000, 10_000), named('burst', 9, 1000, 10)], 0, 1);
+      expect(day.nextStart(0, 1)).toBe(80_000_000);
+    });
+
+    it("keeps each budget's announcements apart by its name, in whatever order a response lists them", () => {
+      const p = pace();
+      p.announced([named('burst', 100, 1000), named('day', 100, 80_000_000)], 0, 1);
+      // Were the two mixed up, the burst's 50 would be the day's window falling, and 100 the next window.
+      p.announced([named('day', 99, 80_000_000), named('burst', 50, 1000)], 10, 2);
+      // The burst: 1 try of its own for a fall of 50, a share of 1/50: 35 % of it of 50 is 0.35, not a try.
+      expect(p.nextStart(10, 2)).toBe(1000);
+      // Alone, the day's announcement would let try 3 start: 35 % of 1/1 of 99.
+      const day = pace();
+      day.announced(named('day', 100, 80_000_000), 0, 1);
+      day.announced(named('day', 99, 80_000_000), 10, 2);
+      expect(day.nextStart(10, 2)).toBe(10);
+    });
+
+    it('tells nameless budgets apart by their windows, or else by their places', () => {
+      const byWindow = pace();
+      byWindow.announced([budget(100, 1000, undefined, 1000), budget(100, 60_000, undefined, 60_000)], 0, 1);
+      byWindow.announced([budget(100, 60_000, undefined, 60_000), budget(0, 1000, undefined, 1000)], 10, 2);
+      expect(byWindow.nextStart(10, 2)).toBe(1000);
+      const byPlace = pace();
+      byPlace.announced([budget(100, 1000), budget(100, 60_000)], 0, 1);
+      byPlace.announced([budget(0, 990), budget(100, 60_000)], 10, 2);
+      expect(byPlace.nextStart(10, 2)).toBe(1000);
+      // Two of one window in one announcement are two budgets all the same, the second by its place.
+      const twins = pace();
+      twins.announced([budget(100, 1000, undefined, 1000), budget(0, 500, undefined, 1000)], 0, 1);
+      expect(twins.nextStart(0, 1)).toBe(500);
+    });
+
+    it('measures the share of a budget first announced after the run began from its windows only, not against its limit', () => {
+      const p = pace();
+      p.announced(named('burst', 1000, 1000), 0, 1);
+      // Try 2 brings a day's quota 9,000 short of its limit, drawn before the run for all it can tell: a
+      // share of 1, 35 % of its 1,000 is 350 tries. Against its limit it would have been 2/9,000, so
+      // 1/100: 3.5 tries.
+      p.announced([named('burst', 999, 990), named('day', 1000, 80_000_000, 10_000)], 10, 2);
+      expect(p.nextStart(10, 300)).toBe(10);
+      // Past 350 the day binds: its reset is later than the burst's.
+      expect(p.nextStart(10, 360)).toBe(80_000_010);
+    });
+
+    it('keeps no more than 16 budgets: a reader that names every announcement anew adds none after them', () => {
+      const p = pace();
+      p.announced(
+        Array.from({ length: 16 }, (_, i) => named(`b${i}`, 100, 1000)),
+        0,
+        1,
+      );
+      p.announced(named('b16', 0, 1000), 10, 2);
+      expect(p.nextStart(10, 2)).toBe(10);
+      p.announced(named('b15', 0, 1000), 20, 3);
+      expect(p.nextStart(20, 3)).toBe(1000);
+    });
+
+    it('ignores, budget by budget, an announcement older than the latest one read', () => {
+      const p = pace();
+      p.announced([named('burst', 0, 1000), named('day', 9000, 80_000_000)], 0, 5);
+      // Try 4's news is older for both.
+      p.announced([named('burst', 9, 1000), named('day', 9001, 80_000_000)], 10, 4);
+      expect(p.nextStart(10, 5)).toBe(1000);
+    });
   });
 });

@@ -3,7 +3,7 @@
 // may notify twice, a feed may push after it was stopped), so the runner must hold on its own.
 import type { Cancellable, FactoryFeed, FactorySink, TaskObserver } from '../../src/host';
 import { createRunner } from '../../src/runner';
-import { resolveOptions } from '../../src/options';
+import { resolveOptions } from '../../src/resolve-options';
 import type { BatchResult } from '../../src/types';
 
 /** A task the test settles by hand: what the factories in this spec return. */

@@ -121,7 +121,8 @@ export class Outcomes<T> {
       this.clock.reportUnhandled(error);
       return;
     }
-    if (state === undefined) return;
+    // Most answers announce nothing: no clock read for them.
+    if (state === undefined && !announced.hold.unannounced(run.order)) return;
     const now = this.clock.now();
     const { gate, tasks } = this.parts;
     const before = gate.openAt();

@@ -19,9 +19,17 @@ export class AnnouncedHold implements Wait {
     this.until = this.budget.nextStart(now, tries);
   }
 
-  /** The try `order` announced `state` at `now`, with `tries` tries started so far. */
-  heard(state: RateLimitState, now: number, order: number, tries: number): void {
-    this.budget.announced(state, now, order);
+  /**
+   * The try `order` announced nothing. Returns whether that releases a budget that waited for its answer
+   * to hear where its window stands after a reset: then `heard` must follow.
+   */
+  unannounced(order: number): boolean {
+    return this.budget.unannounced(order);
+  }
+
+  /** The try `order` announced `states` at `now` (several budgets, or none), with `tries` tries started so far. */
+  heard(states: readonly RateLimitState[] | undefined, now: number, order: number, tries: number): void {
+    this.budget.announced(states, now, order);
     this.until = this.budget.nextStart(now, tries);
   }
 

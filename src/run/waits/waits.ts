@@ -1,6 +1,6 @@
 // The waits a run's options ask for.
 import { AnnouncedBudget } from '../../announced-budget.js';
-import type { ResolvedOptions } from '../../options.js';
+import type { ResolvedOptions } from '../../resolve-options.js';
 import { LearnedRate } from '../../retry/learned-rate.js';
 import type { Reporter } from '../reporter.js';
 import { AnnouncedHold } from './announced-hold.js';

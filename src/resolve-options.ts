@@ -1,0 +1,201 @@
+// The options validated when `slowStartBatch()` or `slowStart()` is called, with the one message
+// template for what is wrong, and the defaults filled in.
+import type { SchedulerLike } from 'rxjs';
+import type { SlowStartEvent, TaskKey } from './events.js';
+import { expected } from './expected.js';
+import { isRateLimitState, readRateLimits, type RateLimitState } from './rate-limit.js';
+import { resolveRetry, type ResolvedRetry } from './retry/retry-options.js';
+import { MAX_TIMER_DELAY } from './timer-limit.js';
+import type { BatchPacingOptions, SlowStartOptions } from './options.js';
+
+/** {@link SlowStartOptions} after validation, with every default filled in. */
+export interface ResolvedOptions {
+  readonly initialBatchSize: number;
+  readonly growthFactor: number;
+  readonly maxBatchSize: number;
+  readonly concurrency: number;
+  readonly flushAfter: number | undefined;
+  readonly pacing: 'batch' | 'window';
+  readonly retry: ResolvedRetry | undefined;
+  /**
+   * What reads the budgets a try's value or error announces, `undefined` when it announces none that
+   * holds; itself `undefined` when none is read.
+   */
+  readonly rateLimit: ((outcome: unknown) => readonly RateLimitState[] | undefined) | undefined;
+  /** Where events go, as a function; `undefined` when nobody listens. */
+  readonly events: ((event: SlowStartEvent) => void) | undefined;
+  readonly keys: readonly TaskKey[] | undefined;
+  /** `undefined` stands for `asyncScheduler`, filled in by the adapter so that this file needs no RxJS at run time. */
+  readonly scheduler: SchedulerLike | undefined;
+}
+
+const optionNames: ReadonlyArray<keyof BatchPacingOptions> = [
+  'initialBatchSize',
+  'growthFactor',
+  'maxBatchSize',
+  'concurrency',
+  'flushAfter',
+  'scheduler',
+  'pacing',
+  'retry',
+  'rateLimit',
+  'events',
+  'keys',
+];
+
+/**
+ * Validates `options` and fills in the defaults. Throws a `TypeError` for a value of the wrong type
+ * and a `RangeError` for a number out of range, both in the form
+ * ``Expected `name` to be <rule>, got <value> (<type>)``.
+ */
+export function resolveOptions(options: unknown): ResolvedOptions {
+  if (options === undefined) {
+    return {
+      initialBatchSize: 1,
+      growthFactor: 2,
+      maxBatchSize: Infinity,
+      concurrency: Infinity,
+      flushAfter: undefined,
+      pacing: 'batch',
+      retry: undefined,
+      rateLimit: undefined,
+      events: undefined,
+      keys: undefined,
+      scheduler: undefined,
+    };
+  }
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+    throw new TypeError(expected('options', 'an object or undefined', options));
+  }
+  // A misspelt option would otherwise be ignored without a word.
+  for (const key of Object.keys(options)) {
+    if (!(optionNames as string[]).includes(key)) {
+      throw new TypeError(`Unknown option \`${key}\`: expected one of ${optionNames.map((name) => `\`${name}\``).join(', ')}`);
+    }
+  }
+  const sizes = resolveSizes(options);
+  // Read as unknown: a user's JavaScript may pass anything.
+  const { pacing, scheduler } = options as { pacing?: unknown; scheduler?: unknown };
+  if (pacing !== undefined && pacing !== 'batch' && pacing !== 'window') {
+    throw new TypeError(expected('pacing', "'batch' or 'window'", pacing));
+  }
+  if (pacing === 'window' && sizes.flushAfter !== undefined) {
+    throw new TypeError(expected('flushAfter', "undefined with `pacing: 'window'` (there are no batches to flush)", sizes.flushAfter));
+  }
+  if (scheduler !== undefined && !isSchedulerLike(scheduler)) {
+    throw new TypeError(expected('scheduler', 'a SchedulerLike (an object with `schedule()` and `now()`)', scheduler));
+  }
+  return {
+    ...sizes,
+    pacing: pacing ?? 'batch',
+    retry: resolveRetry((options as SlowStartOptions).retry),
+    rateLimit: resolveRateLimit((options as { rateLimit?: unknown }).rateLimit),
+    events: resolveEvents((options as { events?: unknown }).events),
+    keys: resolveKeys((options as { keys?: unknown }).keys),
+    scheduler,
+  };
+}
+
+/** The `rateLimit` option as the function that reads the budgets a try's outcome announces, if any. */
+function resolveRateLimit(option: unknown): ((outcome: unknown) => readonly RateLimitState[] | undefined) | undefined {
+  if (option === undefined || option === false) return undefined;
+  if (option === true) return (outcome) => announcedBudgets(readRateLimits(outcome));
+  if (typeof option === 'function') return (outcome) => announcedBudgets((option as (outcome: unknown) => unknown)(outcome));
+  throw new TypeError(
+    expected('rateLimit', 'a boolean, or a function from a value or an error to a RateLimitState, an array of them, or undefined', option),
+  );
+}
+
+/**
+ * The budgets a reader's answer holds: one, several or none (`undefined`), the malformed left out, as
+ * the built-in reader leaves them out of headers. With none, `undefined`: the try announced nothing.
+ */
+function announcedBudgets(answer: unknown): readonly RateLimitState[] | undefined {
+  const states = (Array.isArray(answer) ? (answer as unknown[]) : [answer]).filter(isRateLimitState);
+  return states.length === 0 ? undefined : states;
+}
+
+/** The `events` option as one function; an observer's `next` keeps its `this`. */
+function resolveEvents(events: unknown): ((event: SlowStartEvent) => void) | undefined {
+  if (events === undefined) return undefined;
+  if (typeof events === 'function') return events as (event: SlowStartEvent) => void;
+  // `Object()` makes `null` an empty object and boxes a primitive, so that any value can be asked for `next`.
+  const next: unknown = Reflect.get(Object(events), 'next');
+  if (typeof next !== 'function') {
+    throw new TypeError(expected('events', 'a function, or an observer with a `next` method (a Subject)', events));
+  }
+  return (event) => (next as (event: SlowStartEvent) => void).call(events, event);
+}
+
+/** The `keys` option: an array of strings and numbers, copied so that a later change to it cannot reach the run. */
+function resolveKeys(keys: unknown): readonly TaskKey[] | undefined {
+  if (keys === undefined) return undefined;
+  const rule = 'an array of strings and numbers';
+  if (!Array.isArray(keys)) throw new TypeError(expected('keys', rule, keys));
+  const copy = [...(keys as unknown[])];
+  const wrong = copy.findIndex((key) => typeof key !== 'string' && typeof key !== 'number');
+  if (wrong !== -1) throw new TypeError(expected(`keys[${wrong}]`, 'a string or a number', copy[wrong]));
+  return copy as TaskKey[];
+}
+
+/** The numeric options, validated in order: `maxBatchSize`'s rule names `initialBatchSize`'s value. */
+function resolveSizes(
+  options: object,
+): Pick<ResolvedOptions, 'initialBatchSize' | 'growthFactor' | 'maxBatchSize' | 'concurrency' | 'flushAfter'> {
+  const initialBatchSize = numberOption(
+    options,
+    'initialBatchSize',
+    1,
+    'an integer >= 1',
+    (value) => Number.isInteger(value) && value >= 1,
+  );
+  const growthFactor = numberOption(options, 'growthFactor', 2, 'a finite number >= 1', (value) => Number.isFinite(value) && value >= 1);
+  const maxBatchSize = numberOption(
+    options,
+    'maxBatchSize',
+    Infinity,
+    `an integer >= \`initialBatchSize\` (${initialBatchSize}) or Infinity`,
+    (value) => value === Infinity || (Number.isInteger(value) && value >= initialBatchSize),
+  );
+  const concurrency = numberOption(
+    options,
+    'concurrency',
+    Infinity,
+    'an integer >= 1 or Infinity',
+    (value) => value === Infinity || (Number.isInteger(value) && value >= 1),
+  );
+  const flushAfter = numberOption(
+    options,
+    'flushAfter',
+    undefined,
+    `a finite number of milliseconds from 0 to ${MAX_TIMER_DELAY}`,
+    (value) => value >= 0 && value <= MAX_TIMER_DELAY,
+  );
+  return { initialBatchSize, growthFactor, maxBatchSize, concurrency, flushAfter };
+}
+
+/** What RxJS itself checks for: `schedule` and `now` methods, on an object or a function. */
+function isSchedulerLike(value: unknown): value is SchedulerLike {
+  const candidate = value as Partial<SchedulerLike> | null | undefined;
+  return typeof candidate?.schedule === 'function' && typeof candidate.now === 'function';
+}
+
+function numberOption<D extends number | undefined>(
+  options: object,
+  name: keyof BatchPacingOptions,
+  fallback: D,
+  rule: string,
+  isValid: (value: number) => boolean,
+): number | D {
+  const value: unknown = (options as BatchPacingOptions)[name];
+  if (value === undefined) {
+    return fallback;
+  }
+  if (typeof value !== 'number') {
+    throw new TypeError(expected(name, rule, value));
+  }
+  if (!isValid(value)) {
+    throw new RangeError(expected(name, rule, value));
+  }
+  return value;
+}
