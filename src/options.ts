@@ -71,6 +71,11 @@ export interface CommonOptions<T = unknown> {
   /**
    * The key each task's events carry, by index: an item's id, say, so that events can be tied to items,
    * across resumed runs too. A task beyond the array has its index as its key.
+   *
+   * Keys are unique within a run, as a `Map` tells them apart: `1` and `'1'` are two keys, `0`
+   * and `-0` one. A key given twice is a `RangeError` when `slowStart()` or `slowStartBatch()` is
+   * called, naming the key and both positions, and so is a number that is not finite (`NaN` is no key
+   * of its own, and JSON keeps none of them).
    * @default undefined (each task's key is its index)
    */
   keys?: readonly TaskKey[];
@@ -224,15 +229,30 @@ function resolveEvents(events: unknown): ((event: SlowStartEvent) => void) | und
   return (event) => (next as (event: SlowStartEvent) => void).call(events, event);
 }
 
-/** The `keys` option: an array of strings and numbers, copied so that a later change to it cannot reach the run. */
-function resolveKeys(keys: unknown): readonly TaskKey[] | undefined {
-  if (keys === undefined) return undefined;
-  const rule = 'an array of strings and numbers';
-  if (!Array.isArray(keys)) throw new TypeError(expected('keys', rule, keys));
-  const copy = [...(keys as unknown[])];
-  const wrong = copy.findIndex((key) => typeof key !== 'string' && typeof key !== 'number');
-  if (wrong !== -1) throw new TypeError(expected(`keys[${wrong}]`, 'a string or a number', copy[wrong]));
-  return copy as TaskKey[];
+/**
+ * The `keys` option, copied so that a later change to the array cannot reach the run: strings and
+ * finite numbers, none twice.
+ */
+function resolveKeys(option: unknown): readonly TaskKey[] | undefined {
+  if (option === undefined) return undefined;
+  if (!Array.isArray(option)) throw new TypeError(expected('keys', 'an array of strings and finite numbers, none twice', option));
+  const keys = [...(option as unknown[])];
+  // A Set tells keys apart as the state's Map does; `indexOf` finds the first of a pair (no NaN gets that far).
+  const seen = new Set<unknown>();
+  for (let position = 0; position < keys.length; position++) {
+    const key = keys[position];
+    if (typeof key !== 'string' && typeof key !== 'number') {
+      throw new TypeError(expected(`keys[${position}]`, 'a string or a finite number', key));
+    }
+    if (typeof key === 'number' && !Number.isFinite(key)) {
+      throw new RangeError(expected(`keys[${position}]`, 'a string or a finite number', key));
+    }
+    // One lookup for a key: a Set that does not grow held it already.
+    if (seen.add(key).size === position) {
+      throw new RangeError(expected(`keys[${position}]`, `a key of its own (\`keys[${keys.indexOf(key)}]\` is the same key)`, key));
+    }
+  }
+  return keys as TaskKey[];
 }
 
 /** The numeric options, validated in order: `maxBatchSize`'s rule names `initialBatchSize`'s value. */

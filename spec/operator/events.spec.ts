@@ -466,6 +466,64 @@ describe('events: cancel and resume', () => {
   });
 });
 
+describe('events: keys are unique within a run', () => {
+  /** What `body` throws, to check its class and its message both. */
+  function thrown(body: () => unknown): unknown {
+    try {
+      body();
+    } catch (error) {
+      return error;
+    }
+    return undefined;
+  }
+  const refusal = (error: unknown) => [(error as Error).constructor, (error as Error).message];
+
+  /** The last state of `events`' run, and its end. */
+  function followed<T>() {
+    const events = new Subject<SlowStartEvent<T>>();
+    const states: SlowStartState[] = [];
+    const ends: Extract<SlowStartEvent<T>, { type: 'end' }>[] = [];
+    events.pipe(slowStartState()).subscribe((state) => states.push(state));
+    events.subscribe((e) => e.type === 'end' && ends.push(e));
+    return { events, last: () => states.at(-1)!, end: () => ends.at(-1)! };
+  }
+
+  it('refuses a string key given twice when called, naming the key and both positions', () => {
+    const message = 'Expected `keys[2]` to be a key of its own (`keys[0]` is the same key), got "a" (string)';
+    expect(refusal(thrown(() => slowStart([], { keys: ['a', 'b', 'a'] })))).toEqual([RangeError, message]);
+    expect(refusal(thrown(() => slowStartBatch({ keys: ['a', 'b', 'a'] })))).toEqual([RangeError, message]);
+  });
+
+  it('refuses a number given twice, 0 and -0 as one key, as a Map holds them', () => {
+    expect(refusal(thrown(() => slowStart([], { keys: [7, 1, 2, 1] })))).toEqual([
+      RangeError,
+      'Expected `keys[3]` to be a key of its own (`keys[1]` is the same key), got 1 (number)',
+    ]);
+    expect(refusal(thrown(() => slowStart([], { keys: [0, -0] })))).toEqual([
+      RangeError,
+      'Expected `keys[1]` to be a key of its own (`keys[0]` is the same key), got 0 (number)',
+    ]);
+  });
+
+  it('takes 1 and "1" as two keys, as a Map does: the state counts each task, as the end does', () => {
+    const { events, last, end } = followed<number>();
+    slowStart([() => of(1), () => of(2), () => of(3)], { keys: [1, '1', 'one'], events }).subscribe();
+    expect([last().succeeded, end().succeeded]).toEqual([3, 3]);
+    expect([...last().tasks]).toEqual([
+      [1, 'succeeded'],
+      ['1', 'succeeded'],
+      ['one', 'succeeded'],
+    ]);
+  });
+
+  it.each([NaN, Infinity, -Infinity])('refuses %p as a key: a number must be finite to be a key of its own, in JSON too', (key) => {
+    expect(refusal(thrown(() => slowStart([], { keys: ['a', key] })))).toEqual([
+      RangeError,
+      `Expected \`keys[1]\` to be a string or a finite number, got ${key} (number)`,
+    ]);
+  });
+});
+
 describe('events: time', () => {
   /** A clock that moves by 1 on every read, and by more when `pass` says time passes: it shows which events share a reading. */
   function tickingClock() {
@@ -622,10 +680,10 @@ describe('events: the listener', () => {
       new TypeError('Expected `events` to be a function, or an observer with a `next` method (a Subject), got null (null)'),
     );
     expect(() => slowStart([], { keys: 'ab' as never })).toThrow(
-      new TypeError('Expected `keys` to be an array of strings and numbers, got "ab" (string)'),
+      new TypeError('Expected `keys` to be an array of strings and finite numbers, none twice, got "ab" (string)'),
     );
     expect(() => slowStart([], { keys: [1, {}] as never })).toThrow(
-      new TypeError('Expected `keys[1]` to be a string or a number, got an object (object)'),
+      new TypeError('Expected `keys[1]` to be a string or a finite number, got an object (object)'),
     );
     expect(() => slowStart([], { keys: [], events: { next() {} } })).not.toThrow();
   });
