@@ -3,6 +3,7 @@ import type { EventsObserver, SlowStartEvent, TaskKey } from './events.js';
 import { expected } from './expected.js';
 import { rateLimit as readRateLimit, type RateLimitState } from './rate-limit.js';
 import { resolveRetry, type ResolvedRetry, type RetryOptions } from './retry/retry-options.js';
+import type { Refusal } from './run/intake.js';
 import { MAX_TIMER_DELAY } from './timer-limit.js';
 
 /**
@@ -75,7 +76,12 @@ export interface CommonOptions<T = unknown> {
    * Keys are unique within a run, as a `Map` tells them apart: `1` and `'1'` are two keys, `0`
    * and `-0` one. A key given twice is a `RangeError` when `slowStart()` or `slowStartBatch()` is
    * called, naming the key and both positions, and so is a number that is not finite (`NaN` is no key
-   * of its own, and JSON keeps none of them).
+   * of its own, and JSON keeps none of them). A number of the array that a task past its end would
+   * have as its index (`['a', 2]`, and a third task) cannot be refused before that task comes: when it
+   * does, the run fails as when the source errors. What runs finishes, nothing more starts or is taken
+   * from the source, and the stream errors with a `RangeError` that names the key, after the last
+   * result. That task and what follows it are not the run's: no events, not in `remaining` or
+   * `unfinished`.
    * @default undefined (each task's key is its index)
    */
   keys?: readonly TaskKey[];
@@ -138,6 +144,8 @@ export interface ResolvedOptions {
   /** Where events go, as a function; `undefined` when nobody listens. */
   readonly events: ((event: SlowStartEvent) => void) | undefined;
   readonly keys: readonly TaskKey[] | undefined;
+  /** The first task past the end of `keys` whose index is a key of `keys`: the run refuses it when it comes. */
+  readonly keyClash: Refusal | undefined;
   /** `undefined` stands for `asyncScheduler`, filled in by the adapter so that this file needs no RxJS at run time. */
   readonly scheduler: SchedulerLike | undefined;
 }
@@ -174,6 +182,7 @@ export function resolveOptions(options: unknown): ResolvedOptions {
       rateLimit: undefined,
       events: undefined,
       keys: undefined,
+      keyClash: undefined,
       scheduler: undefined,
     };
   }
@@ -204,7 +213,7 @@ export function resolveOptions(options: unknown): ResolvedOptions {
     retry: resolveRetry((options as SlowStartOptions).retry),
     rateLimit: resolveRateLimit((options as { rateLimit?: unknown }).rateLimit),
     events: resolveEvents((options as { events?: unknown }).events),
-    keys: resolveKeys((options as { keys?: unknown }).keys),
+    ...resolveKeys((options as { keys?: unknown }).keys),
     scheduler,
   };
 }
@@ -231,28 +240,38 @@ function resolveEvents(events: unknown): ((event: SlowStartEvent) => void) | und
 
 /**
  * The `keys` option, copied so that a later change to the array cannot reach the run: strings and
- * finite numbers, none twice.
+ * finite numbers, none twice. Also the first task past its end whose key, its index, would be a
+ * number of the array too, which only the run can refuse: it alone learns whether that task comes.
  */
-function resolveKeys(option: unknown): readonly TaskKey[] | undefined {
-  if (option === undefined) return undefined;
+function resolveKeys(option: unknown): Pick<ResolvedOptions, 'keys' | 'keyClash'> {
+  if (option === undefined) return { keys: undefined, keyClash: undefined };
   if (!Array.isArray(option)) throw new TypeError(expected('keys', 'an array of strings and finite numbers, none twice', option));
   const keys = [...(option as unknown[])];
   // A Set tells keys apart as the state's Map does; `indexOf` finds the first of a pair (no NaN gets that far).
   const seen = new Set<unknown>();
+  let clash: { index: number; position: number } | undefined;
   for (let position = 0; position < keys.length; position++) {
     const key = keys[position];
     if (typeof key !== 'string' && typeof key !== 'number') {
       throw new TypeError(expected(`keys[${position}]`, 'a string or a finite number', key));
     }
-    if (typeof key === 'number' && !Number.isFinite(key)) {
-      throw new RangeError(expected(`keys[${position}]`, 'a string or a finite number', key));
+    if (typeof key === 'number') {
+      if (!Number.isFinite(key)) throw new RangeError(expected(`keys[${position}]`, 'a string or a finite number', key));
+      // Only a whole number from the array's length on is the index of a task past its end.
+      if (Number.isInteger(key) && key >= keys.length && key < (clash?.index ?? Infinity)) clash = { index: key, position };
     }
     // One lookup for a key: a Set that does not grow held it already.
     if (seen.add(key).size === position) {
       throw new RangeError(expected(`keys[${position}]`, `a key of its own (\`keys[${keys.indexOf(key)}]\` is the same key)`, key));
     }
   }
-  return keys as TaskKey[];
+  return { keys: keys as TaskKey[], keyClash: clash && clashWith(clash.index, clash.position) };
+}
+
+/** The refusal of task `index`, whose key, its index, is `keys[position]` already. */
+function clashWith(index: number, position: number): Refusal {
+  const rule = `a key of its own (task ${index} is past the end of \`keys\`, so its key is its index, the same key)`;
+  return { index, reason: () => new RangeError(expected(`keys[${position}]`, rule, index)) };
 }
 
 /** The numeric options, validated in order: `maxBatchSize`'s rule names `initialBatchSize`'s value. */
