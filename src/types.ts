@@ -11,8 +11,11 @@ import type { ObservableInput, ObservedValueOf } from 'rxjs';
  * Its fields are copies: nothing written to it changes what the run sees, and a
  * factory may freeze or seal it (a store that deep-freezes what it holds does); `signal` still works.
  *
- * A private field links the context to its task: it is not a property, so copies do not carry it and
- * `console.log` does not show it.
+ * It can be read and written as any object: through a `Proxy` (a reactive store's), as the prototype
+ * of an `Object.create` child, or by `Reflect.get` with another receiver, `signal` is the task's. An
+ * assignment to `signal` makes it an ordinary data property holding what was written (the task keeps
+ * its own signal, which still aborts); a frozen context refuses it with a `TypeError`, as a frozen
+ * object does in strict code.
  */
 export interface TaskContext {
   /** The task's 0-based position in the source. */
@@ -23,10 +26,10 @@ export interface TaskContext {
   readonly attempt: number;
   /**
    * Aborts when the task is torn down because the subscriber unsubscribed. Pass it to `fetch()` or
-   * anything else that takes an `AbortSignal`. It is a getter, and its `AbortController` is made on
-   * first read (copying the context reads it): a task that never reads it pays nothing for it, and one
-   * that reads it again and again, or copies its context, gets one and the same signal. Read after the
-   * task was torn down, it is already aborted.
+   * anything else that takes an `AbortSignal`. It is an accessor of the context's own, and its
+   * `AbortController` is made on first read (copying the context reads it): a task that never reads it
+   * pays nothing for it, and one that reads it again and again, or copies its context, gets one and the
+   * same signal. Read after the task was torn down, it is already aborted.
    */
   readonly signal: AbortSignal;
 }

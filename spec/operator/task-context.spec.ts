@@ -49,6 +49,46 @@ describe('a copied TaskContext', () => {
   });
 });
 
+describe('a TaskContext read or written as any object is', () => {
+  it('reads its signal through a Proxy, an object made with Object.create and Reflect.get with another receiver; each aborts with the task', () => {
+    const reads: AbortSignal[][] = [];
+    let error: unknown;
+    const subscription = slowStart([
+      (context: TaskContext) => {
+        reads.push([
+          context.signal,
+          new Proxy(context, {}).signal,
+          (Object.create(context) as TaskContext).signal,
+          Reflect.get(context, 'signal', {}),
+          { ...new Proxy(context, {}) }.signal,
+        ]);
+        return NEVER;
+      },
+    ]).subscribe({ error: (reason: unknown) => (error = reason) });
+    expect(error).toBeUndefined();
+    expect(new Set(reads[0]).size).toBe(1);
+    subscription.unsubscribe();
+    expect(reads[0].map((signal) => signal.aborted)).toEqual([true, true, true, true, true]);
+  });
+
+  it('takes an assignment to signal in strict code: the factory reads back what it wrote, and the run goes on as it would', () => {
+    const own = new AbortController().signal;
+    const seen: unknown[] = [];
+    const results: unknown[] = [];
+    let completed = false;
+    slowStart(
+      [0, 1].map(() => (context: TaskContext) => {
+        (context as { signal: AbortSignal }).signal = own;
+        seen.push(context.signal === own, { ...context }.signal === own);
+        return of(context.index);
+      }),
+      { initialBatchSize: 2 },
+    ).subscribe({ next: (result) => results.push(result.values), complete: () => (completed = true) });
+    expect(seen).toEqual([true, true, true, true]);
+    expect([results, completed]).toEqual([[[0, 1]], true]);
+  });
+});
+
 /** Names that belong to the runner's task, not to what its factory is told. */
 const internalNames = ['TaskRun', 'group', 'position', 'factory', 'dropsAtStart', 'onSettle', 'settled', 'subscription', 'values'];
 
@@ -88,7 +128,7 @@ describe('the TaskContext a factory is given', () => {
       ],
       { initialBatchSize: 2 },
     ).subscribe();
-    expect(shown).toBe('{ index: 1, batch: 0, attempt: 1, signal: [Getter] }');
+    expect(shown).toBe('{ index: 1, batch: 0, attempt: 1, signal: [Getter/Setter] }');
     for (const name of [...internalNames, 'another task']) expect([name, shown.includes(name)]).toEqual([name, false]);
   });
 

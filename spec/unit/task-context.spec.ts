@@ -32,9 +32,9 @@ describe('createContext', () => {
     expect([context.signal, { ...context }.signal, reads]).toEqual([signal, signal, 2]);
     expect(Object.getOwnPropertyDescriptor(context, 'signal')).toEqual({
       get: expect.any(Function),
-      set: undefined,
+      set: expect.any(Function),
       enumerable: true,
-      configurable: false,
+      configurable: true,
     });
   });
 });
@@ -69,6 +69,91 @@ const internalNames = [
   'controller',
   'tornDown',
 ];
+
+/** The context as a factory's own code may treat it: an object whose `signal` it writes. */
+const writing = (context: TaskContext) => context as { signal: unknown };
+
+describe("a task's context, read and written as any ordinary object is (this file is a module: strict code)", () => {
+  it("reads the task's signal through a Proxy, as the prototype of another object, and for any receiver", () => {
+    const { run, context } = task();
+    const other = task();
+    const reads: unknown[] = [
+      new Proxy(context, {}).signal,
+      // A handler that forwards the receiver, as reactive stores' proxies do.
+      new Proxy(context, { get: (target, key, receiver) => Reflect.get(target, key, receiver) as unknown }).signal,
+      (Object.create(context) as TaskContext).signal,
+      Reflect.get(context, 'signal', {}),
+      Reflect.get(context, 'signal', other.context),
+      { ...new Proxy(context, {}) }.signal,
+    ];
+    expect(reads.map((read) => read === run.signal)).toEqual([true, true, true, true, true, true]);
+    expect(other.context.signal === run.signal).toBe(false);
+    run.tearDown(() => undefined);
+    expect([new Proxy(context, {}).signal.aborted, (Object.create(context) as TaskContext).signal.aborted]).toEqual([true, true]);
+  });
+
+  it('takes an assignment to signal: the context then holds what was written, as an ordinary property, and the task keeps its own', () => {
+    const { run, context } = task();
+    const written = new AbortController().signal;
+    writing(context).signal = written;
+    expect([context.signal === written, { ...context }.signal === written, Object.assign({}, context).signal === written]).toEqual([
+      true,
+      true,
+      true,
+    ]);
+    expect(Object.getOwnPropertyDescriptor(context, 'signal')).toEqual({
+      value: written,
+      writable: true,
+      enumerable: true,
+      configurable: true,
+    });
+    expect(Object.keys(context)).toEqual(['index', 'batch', 'attempt', 'signal']);
+    run.tearDown(() => undefined);
+    expect([run.signal.aborted, written.aborted]).toEqual([true, false]);
+    // Written again, and deleted, as any property can be.
+    expect([Reflect.set(context, 'signal', null), context.signal]).toEqual([true, null]);
+    expect([Reflect.deleteProperty(context, 'signal'), 'signal' in context]).toEqual([true, false]);
+  });
+
+  it('takes an assignment through a Proxy onto the context, and one to an object made with Object.create onto that object', () => {
+    const { context } = task();
+    const first = new AbortController().signal;
+    writing(new Proxy(context, {})).signal = first;
+    expect(context.signal === first).toBe(true);
+
+    const { run, context: parent } = task();
+    const child = Object.create(parent) as TaskContext;
+    const second = new AbortController().signal;
+    writing(child).signal = second;
+    expect([child.signal === second, Object.hasOwn(child, 'signal'), parent.signal === run.signal]).toEqual([true, true, true]);
+    // Reflect.set with another receiver writes to that receiver, as it does past an ordinary property.
+    const receiver: { signal?: unknown } = {};
+    expect(Reflect.set(parent, 'signal', second, receiver)).toBe(true);
+    expect([receiver.signal === second, parent.signal === run.signal]).toEqual([true, true]);
+  });
+
+  it('takes an assignment once sealed or made non-extensible, as an ordinary object does', () => {
+    for (const lock of [Object.seal, Object.preventExtensions]) {
+      const { run, context } = task();
+      lock(context);
+      const written = new AbortController().signal;
+      writing(context).signal = written;
+      expect([context.signal === written, { ...context }.signal === written, run.signal === written]).toEqual([true, true, false]);
+    }
+  });
+
+  it('refuses an assignment once frozen, with a TypeError as a frozen object does in strict code; signal still reads the task', () => {
+    const { run, context } = task();
+    Object.freeze(context);
+    expect(() => {
+      writing(context).signal = null;
+    }).toThrow(TypeError);
+    expect(() => {
+      writing(new Proxy(context, {})).signal = null;
+    }).toThrow(TypeError);
+    expect([context.signal === run.signal, { ...context }.signal === run.signal]).toEqual([true, true]);
+  });
+});
 
 describe("a task's context", () => {
   it('is an ordinary object with exactly index, batch, attempt and signal as its own enumerable properties', () => {
@@ -105,7 +190,7 @@ describe("a task's context", () => {
   it('shows only its four fields when inspected, nothing of the task behind it', () => {
     const { context } = task();
     const shown = inspect(context);
-    expect(shown).toBe('{ index: 3, batch: 1, attempt: 2, signal: [Getter] }');
+    expect(shown).toBe('{ index: 3, batch: 1, attempt: 2, signal: [Getter/Setter] }');
     for (const name of internalNames) expect([name, shown.includes(name)]).toEqual([name, false]);
   });
 
@@ -123,14 +208,16 @@ describe("a task's context", () => {
     }
   });
 
-  it('holds copies, so that nothing written to it reaches the runner or the signal', () => {
+  it("holds copies, so that nothing written to it or deleted from it reaches the runner or the task's signal", () => {
     const { run, context } = task();
     const writable = context as unknown as Record<string, unknown>;
     writable.index = 9;
     writable.attempt = 1;
-    expect(Reflect.set(writable, 'signal', null)).toBe(false);
-    expect(Reflect.deleteProperty(writable, 'signal')).toBe(false);
-    expect([run.index, run.batch, run.attempt, context.signal]).toEqual([3, 1, 2, run.signal]);
+    expect(Reflect.set(writable, 'signal', null)).toBe(true);
+    expect(Reflect.deleteProperty(writable, 'signal')).toBe(true);
+    expect([run.index, run.batch, run.attempt, run.signal]).toEqual([3, 1, 2, expect.any(AbortSignal)]);
+    run.tearDown(() => undefined);
+    expect(run.signal.aborted).toBe(true);
   });
 
   it('keeps a working signal in copies made with spread or Object.assign, even before signal was read', () => {
