@@ -16,28 +16,9 @@ const sources: ContextSource[] = Array.from({ length: 1000 }, (_, index) => ({
   },
 }));
 
-class Extend {
-  constructor(target: object) {
-    return target;
-  }
-}
-/** The private link `createContext` adds, the same way. */
-class Linked extends Extend {
-  readonly #source: ContextSource;
-  constructor(target: object, source: ContextSource) {
-    super(target);
-    this.#source = source;
-  }
-  static source(target: Linked): ContextSource {
-    return target.#source;
-  }
-}
-
-/** `createContext` without its own `signal` getter, which no context can do without: the rest of its cost. */
-export function fieldsOnly(source: ContextSource): { index: number } {
-  const context = { index: source.index, batch: source.batch, attempt: source.attempt };
-  new Linked(context, source);
-  return context;
+/** `createContext` without its own `signal` accessor, which no context can do without: the rest of its cost. */
+export function fieldsOnly(source: ContextSource): { index: number; batch: number; attempt: number } {
+  return { index: source.index, batch: source.batch, attempt: source.attempt };
 }
 
 /** Sums the indexes, so that no context can be optimised away. */
@@ -52,7 +33,7 @@ export function makeContexts(make: (source: ContextSource) => { index: number },
 export const CONTEXTS = 'contexts alone';
 export const FIELDS = 'contexts without signal';
 
-/** Two sides for a comparison: `count` contexts as `createContext` makes them, and without their getter. */
+/** Two sides for a comparison: `count` contexts as `createContext` makes them, and without their accessor. */
 export function contextSides(count: number): Side[] {
   return [
     { name: CONTEXTS, run: async () => makeContexts(createContext, count) },
@@ -68,8 +49,9 @@ export function contextNote(comparison: Comparison, ours: string, theirs: string
   const rest = median(at(ours).map((ms, round) => (ms - at(CONTEXTS)[round]!) / at(theirs)[round]!));
   return (
     `In the same rounds, making ${format.count(count)} task contexts alone took ${format.ms(made)} (median) of ${ours}'s ` +
-    `${format.ms(median(at(ours)))}, and ${format.ms(withoutGetter)} without their own \`signal\` getter, which V8 makes only ` +
-    `in its runtime, never in compiled code (\`npx tsx bench/context-cost.mts\` compares the shapes a context could have). ` +
+    `${format.ms(median(at(ours)))}, and ${format.ms(withoutGetter)} without their own \`signal\` accessor, which V8 makes only ` +
+    `in its runtime and which gives each context a shape of its own (\`npx tsx bench/context-cost.mts\` compares the shapes a ` +
+    `context could have). ` +
     `${ours} less the contexts' time, against ${theirs}: ${format.ratio(rest)}.`
   );
 }
