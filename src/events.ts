@@ -6,6 +6,8 @@ import type { BatchResult, TaskFactory } from './types.js';
  * What ties a task's events to its item, across resumed runs too: `keys[index]` when the `keys` option
  * is given (an item's id, say), else the task's index in its run. A resumed run given the `unfinished`
  * and `unfinishedKeys` of the previous run's `end` event reports the same keys for the same items.
+ * Keys are unique within a run, as a `Map` tells them apart (`1` and `'1'` are two keys); a number must
+ * be finite. The `keys` option says how a key given twice is refused.
  */
 export type TaskKey = string | number;
 

@@ -71,6 +71,16 @@ export interface CommonOptions<T = unknown> {
   /**
    * The key each task's events carry, by index: an item's id, say, so that events can be tied to items,
    * across resumed runs too. A task beyond the array has its index as its key.
+   *
+   * Keys are unique within a run, as a `Map` tells them apart: `1` and `'1'` are two keys, `0`
+   * and `-0` one. A key given twice is a `RangeError` when `slowStart()` or `slowStartBatch()` is
+   * called, naming the key and both positions, and so is a number that is not finite (`NaN` is no key
+   * of its own, and JSON keeps none of them). A number of the array that a task past its end would
+   * have as its index (`['a', 2]`, and a third task) cannot be refused before that task comes: when it
+   * does, the run fails as when the source errors. What runs finishes, nothing more starts or is taken
+   * from the source, and the stream errors with a `RangeError` that names the key, after the last
+   * result. That task and what follows it are not the run's: no events, not in `remaining` or
+   * `unfinished`.
    * @default undefined (each task's key is its index)
    */
   keys?: readonly TaskKey[];

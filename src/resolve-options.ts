@@ -7,6 +7,7 @@ import { isRateLimitState, readRateLimits, type RateLimitState } from './rate-li
 import { resolveRetry, type ResolvedRetry } from './retry/retry-options.js';
 import { MAX_TIMER_DELAY } from './timer-limit.js';
 import type { BatchPacingOptions, SlowStartOptions } from './options.js';
+import type { Refusal } from './run/intake.js';
 
 /** {@link SlowStartOptions} after validation, with every default filled in. */
 export interface ResolvedOptions {
@@ -25,6 +26,8 @@ export interface ResolvedOptions {
   /** Where events go, as a function; `undefined` when nobody listens. */
   readonly events: ((event: SlowStartEvent) => void) | undefined;
   readonly keys: readonly TaskKey[] | undefined;
+  /** The first task past the end of `keys` whose index is a key of `keys`: the run refuses it when it comes. */
+  readonly keyClash: Refusal | undefined;
   /** `undefined` stands for `asyncScheduler`, filled in by the adapter so that this file needs no RxJS at run time. */
   readonly scheduler: SchedulerLike | undefined;
 }
@@ -61,6 +64,7 @@ export function resolveOptions(options: unknown): ResolvedOptions {
       rateLimit: undefined,
       events: undefined,
       keys: undefined,
+      keyClash: undefined,
       scheduler: undefined,
     };
   }
@@ -91,7 +95,7 @@ export function resolveOptions(options: unknown): ResolvedOptions {
     retry: resolveRetry((options as SlowStartOptions).retry),
     rateLimit: resolveRateLimit((options as { rateLimit?: unknown }).rateLimit),
     events: resolveEvents((options as { events?: unknown }).events),
-    keys: resolveKeys((options as { keys?: unknown }).keys),
+    ...resolveKeys((options as { keys?: unknown }).keys),
     scheduler,
   };
 }
@@ -127,15 +131,40 @@ function resolveEvents(events: unknown): ((event: SlowStartEvent) => void) | und
   return (event) => (next as (event: SlowStartEvent) => void).call(events, event);
 }
 
-/** The `keys` option: an array of strings and numbers, copied so that a later change to it cannot reach the run. */
-function resolveKeys(keys: unknown): readonly TaskKey[] | undefined {
-  if (keys === undefined) return undefined;
-  const rule = 'an array of strings and numbers';
-  if (!Array.isArray(keys)) throw new TypeError(expected('keys', rule, keys));
-  const copy = [...(keys as unknown[])];
-  const wrong = copy.findIndex((key) => typeof key !== 'string' && typeof key !== 'number');
-  if (wrong !== -1) throw new TypeError(expected(`keys[${wrong}]`, 'a string or a number', copy[wrong]));
-  return copy as TaskKey[];
+/**
+ * The `keys` option, copied so that a later change to the array cannot reach the run: strings and
+ * finite numbers, none twice. Also the first task past its end whose key, its index, would be a
+ * number of the array too, which only the run can refuse: it alone learns whether that task comes.
+ */
+function resolveKeys(option: unknown): Pick<ResolvedOptions, 'keys' | 'keyClash'> {
+  if (option === undefined) return { keys: undefined, keyClash: undefined };
+  if (!Array.isArray(option)) throw new TypeError(expected('keys', 'an array of strings and finite numbers, none twice', option));
+  const keys = [...(option as unknown[])];
+  // A Set tells keys apart as the state's Map does; `indexOf` finds the first of a pair (no NaN gets that far).
+  const seen = new Set<unknown>();
+  let clash: { index: number; position: number } | undefined;
+  for (let position = 0; position < keys.length; position++) {
+    const key = keys[position];
+    if (typeof key !== 'string' && typeof key !== 'number') {
+      throw new TypeError(expected(`keys[${position}]`, 'a string or a finite number', key));
+    }
+    if (typeof key === 'number') {
+      if (!Number.isFinite(key)) throw new RangeError(expected(`keys[${position}]`, 'a string or a finite number', key));
+      // Only a whole number from the array's length on is the index of a task past its end.
+      if (Number.isInteger(key) && key >= keys.length && key < (clash?.index ?? Infinity)) clash = { index: key, position };
+    }
+    // One lookup for a key: a Set that does not grow held it already.
+    if (seen.add(key).size === position) {
+      throw new RangeError(expected(`keys[${position}]`, `a key of its own (\`keys[${keys.indexOf(key)}]\` is the same key)`, key));
+    }
+  }
+  return { keys: keys as TaskKey[], keyClash: clash && clashWith(clash.index, clash.position) };
+}
+
+/** The refusal of task `index`, whose key, its index, is `keys[position]` already. */
+function clashWith(index: number, position: number): Refusal {
+  const rule = `a key of its own (task ${index} is past the end of \`keys\`, so its key is its index, the same key)`;
+  return { index, reason: () => new RangeError(expected(`keys[${position}]`, rule, index)) };
 }
 
 /** The numeric options, validated in order: `maxBatchSize`'s rule names `initialBatchSize`'s value. */

@@ -67,7 +67,7 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
   const book = new ResultBook<T>();
   const tasks = new TaskSet<T>(host, settled, reporter);
   const flush = options.flushAfter === undefined ? undefined : new FlushClock(options.flushAfter, host, pump);
-  const intake = new Intake(createFeed, {
+  const intake = new Intake(createFeed, options.keyClash, {
     arrived() {
       reporter?.arrived();
       flush?.arrived();

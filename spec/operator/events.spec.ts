@@ -442,6 +442,196 @@ describe('events: cancel and resume', () => {
   });
 });
 
+describe('events: keys are unique within a run', () => {
+  /** What `body` throws, to check its class and its message both. */
+  function thrown(body: () => unknown): unknown {
+    try {
+      body();
+    } catch (error) {
+      return error;
+    }
+    return undefined;
+  }
+  const refusal = (error: unknown) => [(error as Error).constructor, (error as Error).message];
+
+  /** The last state of `events`' run, and its end. */
+  function followed<T>() {
+    const events = new Subject<SlowStartEvent<T>>();
+    const states: SlowStartState[] = [];
+    const ends: Extract<SlowStartEvent<T>, { type: 'end' }>[] = [];
+    events.pipe(slowStartState()).subscribe((state) => states.push(state));
+    events.subscribe((e) => e.type === 'end' && ends.push(e));
+    return { events, last: () => states.at(-1)!, end: () => ends.at(-1)! };
+  }
+
+  it('refuses a string key given twice when called, naming the key and both positions', () => {
+    const message = 'Expected `keys[2]` to be a key of its own (`keys[0]` is the same key), got "a" (string)';
+    expect(refusal(thrown(() => slowStart([], { keys: ['a', 'b', 'a'] })))).toEqual([RangeError, message]);
+    expect(refusal(thrown(() => slowStartBatch({ keys: ['a', 'b', 'a'] })))).toEqual([RangeError, message]);
+  });
+
+  it('refuses a number given twice, 0 and -0 as one key, as a Map holds them', () => {
+    expect(refusal(thrown(() => slowStart([], { keys: [7, 1, 2, 1] })))).toEqual([
+      RangeError,
+      'Expected `keys[3]` to be a key of its own (`keys[1]` is the same key), got 1 (number)',
+    ]);
+    expect(refusal(thrown(() => slowStart([], { keys: [0, -0] })))).toEqual([
+      RangeError,
+      'Expected `keys[1]` to be a key of its own (`keys[0]` is the same key), got 0 (number)',
+    ]);
+  });
+
+  it('takes 1 and "1" as two keys, as a Map does: the state counts each task, as the end does', () => {
+    const { events, last, end } = followed<number>();
+    slowStart([() => of(1), () => of(2), () => of(3)], { keys: [1, '1', 'one'], events }).subscribe();
+    expect([last().succeeded, end().succeeded]).toEqual([3, 3]);
+    expect([...last().tasks]).toEqual([
+      [1, 'succeeded'],
+      ['1', 'succeeded'],
+      ['one', 'succeeded'],
+    ]);
+  });
+
+  it.each([NaN, Infinity, -Infinity])('refuses %p as a key: a number must be finite to be a key of its own, in JSON too', (key) => {
+    expect(refusal(thrown(() => slowStart([], { keys: ['a', key] })))).toEqual([
+      RangeError,
+      `Expected \`keys[1]\` to be a string or a finite number, got ${key} (number)`,
+    ]);
+  });
+
+  const clash =
+    'Expected `keys[1]` to be a key of its own (task 2 is past the end of `keys`, so its key is its index, the same key), got 2 (number)';
+
+  it('a task past the end of `keys` whose index is a key of `keys`: the run ends as if the source had failed there', () => {
+    const { events, last, end } = followed<unknown>();
+    const log = logged((log, { watch }) => {
+      events.subscribe((e) => log.push(line(e)));
+      watch(slowStart([after(1, 'a'), after(1, 'b'), after(1, 'c')], { events, keys: ['a', 2] }));
+    });
+    expect(log).toEqual([
+      '0 start',
+      '0 pace 1',
+      '0 received a',
+      '0 started a#1',
+      '1 succeeded a#1 = a after 1',
+      '1 pace 2',
+      '1 result 0 [a]',
+      '1 next 0',
+      // Task 1 has the key 2; task 2, past the end of `keys`, would have it too, and is refused.
+      '1 received 2',
+      '1 skipped 2',
+      '1 end failed: 1 succeeded, 0 failed, 0 abandoned, 0 cancelled, 1 skipped; unfinished [2]',
+      `1 error RangeError: ${clash}`,
+    ]);
+    expect(refusal(end().error)).toEqual([RangeError, clash]);
+    expect([last().succeeded, last().skipped, [...last().tasks]]).toEqual([
+      1,
+      1,
+      [
+        ['a', 'succeeded'],
+        [2, 'skipped'],
+      ],
+    ]);
+  });
+
+  it("a clash from a pushing source: the source's next does not throw, what runs finishes, nothing more is taken from it", () => {
+    const { events, last, end } = followed<unknown>();
+    const source = new Subject<TaskFactory<unknown>>();
+    let invoked = 0;
+    const counted =
+      (factory: TaskFactory<unknown>): TaskFactory<unknown> =>
+      (context) => (invoked++, factory(context));
+    const log = logged((log, { watch }) => {
+      events.subscribe((e) => log.push(line(e)));
+      watch(source.pipe(slowStartBatch({ initialBatchSize: 2, events, keys: ['a', 2] })));
+      source.next(counted(after(2, 'a')));
+      source.next(counted(after(1, 'b')));
+      expect(() => source.next(counted(after(1, 'c')))).not.toThrow();
+      expect(source.observed).toBe(false);
+      source.next(counted(after(1, 'd')));
+    });
+    expect(log).toEqual([
+      '0 start',
+      '0 pace 2',
+      '0 received a',
+      '0 received 2',
+      '0 started a#1',
+      '0 started 2#1',
+      '1 succeeded 2#1 = b after 1',
+      '2 succeeded a#1 = a after 2',
+      '2 pace 4',
+      '2 result 0 [a, b]',
+      '2 next 0',
+      '2 end failed: 2 succeeded, 0 failed, 0 abandoned, 0 cancelled, 0 skipped; unfinished []',
+      `2 error RangeError: ${clash}`,
+    ]);
+    expect(invoked).toBe(2);
+    expect([last().succeeded, end().succeeded, last().tasks.size]).toEqual([2, 2, 2]);
+  });
+
+  it("a clash while a task fails: the SlowStartBatchError carries the clash as the source's error", () => {
+    let error: unknown;
+    const source = new Subject<TaskFactory<unknown>>();
+    source.pipe(slowStartBatch({ initialBatchSize: 2, keys: ['a', 2] })).subscribe({ error: (reason: unknown) => (error = reason) });
+    const failing = new Subject<never>();
+    source.next(() => of('a'));
+    source.next(() => failing);
+    source.next(() => of('c'));
+    failing.error('quota');
+    expect(isSlowStartBatchError(error) && [error.cause, refusal(error.sourceError), error.remaining]).toEqual([
+      'quota',
+      [RangeError, clash],
+      [],
+    ]);
+  });
+
+  it('a clash from an iterable of 6: nothing more is pulled, and the iterator is closed', () => {
+    const pulled: number[] = [];
+    let closed = 0;
+    const tasks: Iterable<TaskFactory<number>> = {
+      [Symbol.iterator]: () => {
+        let next = 0;
+        return {
+          next: () => {
+            if (next === 6) return { value: undefined, done: true };
+            const index = next++;
+            pulled.push(index);
+            return { value: () => of(index), done: false };
+          },
+          return: () => (closed++, { value: undefined, done: true }),
+        };
+      },
+    };
+    const results: unknown[] = [];
+    let error: unknown;
+    // Task 3's key is keys[3], 4; task 4 has none in `keys`, and its index is 4.
+    slowStart(tasks, { keys: ['a', 'b', 'c', 4] }).subscribe({
+      next: (result) => results.push(result.values),
+      error: (reason: unknown) => (error = reason),
+    });
+    expect(refusal(error)).toEqual([
+      RangeError,
+      'Expected `keys[3]` to be a key of its own (task 4 is past the end of `keys`, so its key is its index, the same key), got 4 (number)',
+    ]);
+    expect([results, pulled, closed]).toEqual([[[0], [1, 2]], [0, 1, 2, 3, 4], 1]);
+  });
+
+  it('no task clashes when the run has fewer tasks than the number in `keys`: a resumed run keeps its numeric keys', () => {
+    const { events, last, end } = followed<string>();
+    let refusedOnce = false;
+    const flaky: TaskFactory<string> = () => (refusedOnce ? of('b') : ((refusedOnce = true), throwError(() => 'quota')));
+    const tasks: TaskFactory<string>[] = [() => of('a'), flaky, () => of('c'), () => of('d')];
+    // Keys for the first task only: the others have their index as their key, and the end lists 1 and 3 to run again.
+    slowStart(tasks, { keys: ['a'], events }).subscribe({ error: () => {} });
+    const { unfinished, unfinishedKeys } = end();
+    expect(unfinishedKeys).toEqual([1, 3]);
+    const values: unknown[] = [];
+    slowStart(unfinished, { keys: unfinishedKeys, events }).subscribe((result) => values.push(...result.values));
+    expect([values, end().how]).toEqual([['b', 'd'], 'completed']);
+    expect([last().succeeded, last().failed, last().skipped, [...last().tasks.keys()]]).toEqual([4, 0, 0, ['a', 1, 2, 3]]);
+  });
+});
+
 describe('events: time', () => {
   /** A clock that moves by 1 on every read, and by more when `pass` says time passes: it shows which events share a reading. */
   function tickingClock() {
@@ -598,10 +788,10 @@ describe('events: the listener', () => {
       new TypeError('Expected `events` to be a function, or an observer with a `next` method (a Subject), got null (null)'),
     );
     expect(() => slowStart([], { keys: 'ab' as never })).toThrow(
-      new TypeError('Expected `keys` to be an array of strings and numbers, got "ab" (string)'),
+      new TypeError('Expected `keys` to be an array of strings and finite numbers, none twice, got "ab" (string)'),
     );
     expect(() => slowStart([], { keys: [1, {}] as never })).toThrow(
-      new TypeError('Expected `keys[1]` to be a string or a number, got an object (object)'),
+      new TypeError('Expected `keys[1]` to be a string or a finite number, got an object (object)'),
     );
     expect(() => slowStart([], { keys: [], events: { next() {} } })).not.toThrow();
   });

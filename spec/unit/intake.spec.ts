@@ -3,9 +3,9 @@
  * it asks the feed for, and what it tells the run.
  */
 import type { FactoryFeed, FactorySink } from '../../src/host';
-import { Intake } from '../../src/run/intake';
+import { Intake, type Refusal } from '../../src/run/intake';
 
-function setUp({ pushes, stopError }: { pushes?: true; stopError?: Error } = {}) {
+function setUp({ pushes, stopError, refusal }: { pushes?: true; stopError?: Error; refusal?: Refusal } = {}) {
   const told: string[] = [];
   const unhandled: unknown[] = [];
   const requests: number[] = [];
@@ -16,14 +16,17 @@ function setUp({ pushes, stopError }: { pushes?: true; stopError?: Error } = {})
     request: (count) => requests.push(count),
     drain: (done) => done(['on its way']),
     stop: () => {
+      told.push('stopped');
       if (stopError !== undefined) throw stopError;
     },
+    unread: () => ['unread'],
   };
   const intake = new Intake(
     (given) => {
       sink = given;
       return feed;
     },
+    refusal,
     {
       arrived: () => told.push('arrived'),
       ended: () => told.push('ended'),
@@ -93,6 +96,38 @@ describe('Intake', () => {
     const drained: unknown[] = [];
     intake.drain((undelivered) => drained.push(...undelivered));
     expect([intake.length, drained]).toEqual([0, ['on its way']]);
+  });
+
+  it('refuses the factory at the index it is given: keeps none from it on, stops the feed, then fails as the source would', () => {
+    const refused = new RangeError('task 2 clashes');
+    const { intake, sink, told } = setUp({ refusal: { index: 2, reason: () => refused } });
+    sink.push('a');
+    sink.push('b');
+    sink.push('c');
+    sink.push('d');
+    sink.fail('the source errs later');
+    expect([intake.take(), intake.take(), intake.take()]).toEqual(['a', 'b', undefined]);
+    expect([intake.done, intake.error, told]).toEqual([true, { error: refused }, ['arrived', 'arrived', 'stopped', 'failed']]);
+    // What the feed held is not the run's: the source failed before it.
+    const drained: unknown[] = [];
+    intake.drain((undelivered) => drained.push(...undelivered));
+    expect([intake.unread(), drained]).toEqual([[], []]);
+  });
+
+  it('before the refused index comes, hands over what the feed still holds, as without a refusal', () => {
+    const { intake, sink } = setUp({ refusal: { index: 2, reason: () => 'never' } });
+    sink.push('a');
+    sink.push('b');
+    const drained: unknown[] = [];
+    intake.drain((undelivered) => drained.push(...undelivered));
+    expect([intake.unread(), drained, intake.error]).toEqual([['unread'], ['on its way'], undefined]);
+  });
+
+  it('reports what the feed throws as it stops at a refusal as unhandled, and still fails', () => {
+    const stopError = new Error('return() threw');
+    const { intake, sink, unhandled } = setUp({ stopError, refusal: { index: 0, reason: () => 'refused' } });
+    sink.push('a');
+    expect([unhandled, intake.error, intake.length]).toEqual([[stopError], { error: 'refused' }, 0]);
   });
 
   it("reports what the feed's teardown throws, and what the feed reports, as unhandled", () => {

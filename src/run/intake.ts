@@ -15,6 +15,15 @@ export interface IntakeListener {
   reportUnhandled(error: unknown): void;
 }
 
+/**
+ * A factory the run must not take: the one at `index` in the source, refused with `reason()` (a task
+ * whose key another task has already).
+ */
+export interface Refusal {
+  readonly index: number;
+  reason(): unknown;
+}
+
 /** The sink the feed delivers to; once the run has closed, what arrives is not kept. */
 export class Intake implements FactorySink {
   /** Factories received and not invoked yet, oldest first. */
@@ -30,9 +39,19 @@ export class Intake implements FactorySink {
   private closed = false;
   /** The factories that waited when the run closed: none of them will start. */
   private closedWith: unknown[] | undefined;
+  /** How many factories the feed has delivered: the index of the next. */
+  private delivered = 0;
+  /** Set once the refused factory has arrived: the source counts as failed there, and nothing after it is the run's. */
+  private refused = false;
 
+  /**
+   * @param createFeed Makes the feed, with this intake as its sink.
+   * @param refusal The factory to refuse, if any.
+   * @param listener Told of what the source does.
+   */
   constructor(
     createFeed: (sink: FactorySink) => FactoryFeed,
+    private readonly refusal: Refusal | undefined,
     private readonly listener: IntakeListener,
   ) {
     this.feed = createFeed(this);
@@ -54,10 +73,25 @@ export class Intake implements FactorySink {
 
   /** The feed delivers a factory. */
   push(factory: unknown): void {
-    if (this.closed) return;
+    if (this.closed || this.refused) return;
     if (this.requested > 0) this.requested--;
+    if (this.delivered++ === this.refusal?.index) {
+      this.refuse(this.refusal);
+      return;
+    }
     this.waiting.push(factory);
     this.listener.arrived();
+  }
+
+  /**
+   * The refused factory has arrived: it is not kept, and the run goes on as if the source had failed
+   * just before it, never with an exception thrown back at the source. The source is released at
+   * once, before the run hears of the failure, so that nothing more arrives or is pulled.
+   */
+  private refuse(refusal: Refusal): void {
+    this.refused = true;
+    this.release((error) => this.listener.reportUnhandled(error));
+    this.fail(refusal.reason());
   }
 
   /** The oldest waiting factory, to start it. */
@@ -105,14 +139,21 @@ export class Intake implements FactorySink {
     this.listener.reportUnhandled(error);
   }
 
-  /** The factories the feed knows of and has not delivered (an array's tail), without pulling any. */
+  /**
+   * The factories the feed knows of and has not delivered (an array's tail), without pulling any; none
+   * after a refusal, as the source failed there.
+   */
   unread(): unknown[] {
-    return this.feed.unread?.() ?? [];
+    return this.refused ? [] : (this.feed.unread?.() ?? []);
   }
 
-  /** Waits for a factory on its way (an async iterator's pull), then releases the source: none is lost. */
+  /**
+   * Waits for a factory on its way (an async iterator's pull), then releases the source: none is lost.
+   * After a refusal the source is released already, and what it held is not the run's.
+   */
   drain(done: (undelivered: unknown[], failure?: { error: unknown }) => void): void {
-    this.feed.drain(done);
+    if (this.refused) done([]);
+    else this.feed.drain(done);
   }
 
   /** Releases the source; what its teardown throws has nowhere to go but `reportUnhandled`. */

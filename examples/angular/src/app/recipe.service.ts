@@ -20,7 +20,7 @@ export class ItemCreator {
   /** Waiting, in flight, retrying, succeeded, failed, abandoned...: over every run of this service. */
   readonly progress = toSignal(this.events.pipe(slowStartState()), { requireSync: true });
 
-  /** Starts creating `items`; each item's events carry its name as their key. */
+  /** Starts creating `items`; each item's events carry its name as their key, so names must be unique. */
   start(items: readonly { name: string }[]): void {
     const tasks = items.map((item) => () => this.http.post('/api/items', item));
     const keys = items.map((item) => item.name);
