@@ -8,8 +8,11 @@ export class LearnedSpacing implements Wait {
   readonly onlyLater = true;
   /** The latest time the learned rate asked the next start to wait for. */
   private until = -Infinity;
-  /** What the learned rate answered for the try starting now, applied once it is under way. */
-  private next = -Infinity;
+  /**
+   * What the learned rate answered for the try starting now, applied once it is under way; it has no
+   * value before the first `starting`, which always comes first.
+   */
+  private next!: number;
 
   constructor(readonly rate: LearnedRate) {}
 
@@ -19,8 +22,9 @@ export class LearnedSpacing implements Wait {
     this.next = this.rate.started(now);
   }
 
-  started(now: number): void {
-    if (this.next > now) this.until = Math.max(this.until, this.next);
+  started(): void {
+    // An answer of now or before holds nothing: the gate compares the latest answer with the clock.
+    this.until = Math.max(this.until, this.next);
   }
 
   nextStart(): number {

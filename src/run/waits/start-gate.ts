@@ -68,7 +68,6 @@ export class StartGate {
 
   /** The try that `starting` announced is under way, the run's `tries`-th: the waits that space starts answer for the next. */
   started(tries: number): void {
-    if (this.spacers.length === 0) return;
     const now = this.startTime;
     for (const wait of this.spacers) {
       const before = this.openAt();
