@@ -4,7 +4,8 @@
  * 15 timed rounds; each figure is a median, each ratio the median of the per-round ratios).
  *
  * - `createContext`: the package's (src/task-context.ts): an ordinary object with `index`, `batch` and
- *   `attempt`, a private field that links it to its task, and `signal` as an own, enumerable getter.
+ *   `attempt`, a hidden symbol-keyed property that links it to its task, and `signal` as an own,
+ *   enumerable accessor shared by every context.
  * - `fields only`: the same object without the getter, which no context can do without (a copy must
  *   keep a working `signal`, and no `AbortController` may be made before it is read): the rest of the
  *   cost.

@@ -8,51 +8,66 @@ export interface ContextSource {
   readonly signal: AbortSignal;
 }
 
-/** A base class whose constructor returns the object it is given, so that a subclass adds its fields to it. */
-// eslint-disable-next-line @typescript-eslint/no-extraneous-class -- the constructor's return is the point
-class Extend {
-  constructor(target: object) {
-    return target;
-  }
-}
-
 /**
- * A context's link to its task: a private field that `ContextLink`'s constructor adds to the context
- * (through `Extend`), not a property. `{ ...context }`, `Object.assign`, `Reflect.ownKeys` and
- * `console.log` cannot see it, and adding it costs what a plain property costs. A symbol-keyed property
- * hidden with `Object.defineProperty` cost as much again as the rest of the context.
+ * The key of a context's link to its task: a non-enumerable property, so that `{ ...context }`,
+ * `Object.assign`, `Object.keys` and `console.log` do not see it. Being a property, not a private
+ * field, it is read through a `Proxy` of the context and by an `Object.create` child, as `signal` is.
  */
-class ContextLink extends Extend {
-  readonly #source: ContextSource;
+const task = Symbol('rxjs-slow-start task');
 
-  private constructor(context: object, source: ContextSource) {
-    super(context);
-    this.#source = source;
-  }
+/** What was assigned to the `signal` of a sealed context, which cannot turn its accessor into a value. */
+const assigned = new WeakMap<ContextSource, unknown>();
 
-  static link(context: object, source: ContextSource): void {
-    new ContextLink(context, source);
+/** The task behind the object `signal` is read or written on: the context, a `Proxy` of it or a child. */
+function taskOf(receiver: object): ContextSource {
+  const source = (receiver as { [task]?: ContextSource })[task];
+  if (source === undefined) {
+    throw new TypeError(
+      "A task context's signal was read with a receiver that is not the context, a Proxy of it or an object made from it",
+    );
   }
-
-  /** The signal of the task linked to `context`. */
-  static signal(context: object): AbortSignal {
-    return (context as ContextLink).#source.signal;
-  }
+  return source;
 }
 
 /**
- * The `signal` of every context: one getter for all of them, reading the task's own `signal`, which
+ * The `signal` of every context: one accessor for all of them, reading the task's own `signal`, which
  * makes its `AbortController` on first read (most tasks never read it, and one per task would cost
  * more than the rest of a task's bookkeeping). It is an own, enumerable property, so a copy made by
  * `{ ...context }` or `Object.assign({}, context)` reads it and keeps the task's signal. A getter made
- * for each context instead gives each one a shape of its own, which cost twice as much per task.
+ * for each context instead, a closure over its task, gave each context a shape of its own and cost
+ * four times as much per context (`npx tsx bench/context-cost.mts`).
+ *
+ * An assignment does what it does to an ordinary object's data property: `signal` becomes a writable
+ * data property of the object written to (through a `Proxy`, of its target; on an `Object.create`
+ * child, of the child, the context keeping its task's). A sealed context keeps the value it is given
+ * in its accessor's stead. A frozen one refuses the write with a `TypeError`, as a frozen object does
+ * in strict code (a setter cannot tell strict code from sloppy, where the write would be ignored), and
+ * so does a non-extensible object that inherits `signal` from a context.
  */
-const signal = {
-  get(this: object): AbortSignal {
-    return ContextLink.signal(this);
+const signal: PropertyDescriptor = {
+  get(this: object): unknown {
+    const source = taskOf(this);
+    return assigned.has(source) ? assigned.get(source) : source.signal;
+  },
+  set(this: object, value: unknown): void {
+    const defined = Reflect.defineProperty(this, 'signal', {
+      value,
+      writable: true,
+      enumerable: true,
+      configurable: true,
+    });
+    if (defined) return;
+    if (Object.isFrozen(this) || !Object.hasOwn(this, 'signal')) {
+      throw new TypeError("Cannot assign to 'signal' of a task context that is frozen or not extensible");
+    }
+    assigned.set(taskOf(this), value);
   },
   enumerable: true,
+  configurable: true,
 };
+
+/** The link itself: fixed, and hidden from every listing of the context's own enumerable properties. */
+const link: PropertyDescriptor = { value: undefined, enumerable: false, writable: false, configurable: false };
 
 /**
  * Makes a task's context: a plain `{ index, batch, attempt, signal }` whose prototype is
@@ -61,7 +76,9 @@ const signal = {
  */
 export function createContext(source: ContextSource): TaskContext {
   const context = { index: source.index, batch: source.batch, attempt: source.attempt };
-  ContextLink.link(context, source);
+  link.value = source;
+  Object.defineProperty(context, task, link);
+  link.value = undefined;
   Object.defineProperty(context, 'signal', signal);
   return context as TaskContext;
 }

@@ -11,8 +11,12 @@ import type { ObservableInput, ObservedValueOf } from 'rxjs';
  * Its fields are copies: nothing written to it changes what the run sees, and a
  * factory may freeze or seal it (a store that deep-freezes what it holds does); `signal` still works.
  *
- * A private field links the context to its task: it is not a property, so copies do not carry it and
- * `console.log` does not show it.
+ * A non-enumerable symbol-keyed property links the context to its task, so copies do not carry it and
+ * `console.log` does not show it. The context reads as an ordinary object through a `Proxy` (a reactive
+ * store's), as the prototype of an `Object.create` child, and by `Reflect.get` with either as the
+ * receiver; an assignment to `signal` makes it a data property, as on any object. Only `signal` read
+ * with a receiver unrelated to the context (`Reflect.get(context, 'signal', {})`) throws a `TypeError`,
+ * since its one getter, shared by every context, finds the task through the receiver.
  */
 export interface TaskContext {
   /** The task's 0-based position in the source. */

@@ -88,7 +88,7 @@ describe('the TaskContext a factory is given', () => {
       ],
       { initialBatchSize: 2 },
     ).subscribe();
-    expect(shown).toBe('{ index: 1, batch: 0, attempt: 1, signal: [Getter] }');
+    expect(shown).toBe('{ index: 1, batch: 0, attempt: 1, signal: [Getter/Setter] }');
     for (const name of [...internalNames, 'another task']) expect([name, shown.includes(name)]).toEqual([name, false]);
   });
 

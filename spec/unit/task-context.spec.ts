@@ -32,9 +32,9 @@ describe('createContext', () => {
     expect([context.signal, { ...context }.signal, reads]).toEqual([signal, signal, 2]);
     expect(Object.getOwnPropertyDescriptor(context, 'signal')).toEqual({
       get: expect.any(Function),
-      set: undefined,
+      set: expect.any(Function),
       enumerable: true,
-      configurable: false,
+      configurable: true,
     });
   });
 });
@@ -105,7 +105,7 @@ describe("a task's context", () => {
   it('shows only its four fields when inspected, nothing of the task behind it', () => {
     const { context } = task();
     const shown = inspect(context);
-    expect(shown).toBe('{ index: 3, batch: 1, attempt: 2, signal: [Getter] }');
+    expect(shown).toBe('{ index: 3, batch: 1, attempt: 2, signal: [Getter/Setter] }');
     for (const name of internalNames) expect([name, shown.includes(name)]).toEqual([name, false]);
   });
 
@@ -128,9 +128,64 @@ describe("a task's context", () => {
     const writable = context as unknown as Record<string, unknown>;
     writable.index = 9;
     writable.attempt = 1;
-    expect(Reflect.set(writable, 'signal', null)).toBe(false);
-    expect(Reflect.deleteProperty(writable, 'signal')).toBe(false);
-    expect([run.index, run.batch, run.attempt, context.signal]).toEqual([3, 1, 2, run.signal]);
+    writable.signal = null;
+    expect([run.index, run.batch, run.attempt, context.signal]).toEqual([3, 1, 2, null]);
+    expect(run.signal).toBeInstanceOf(AbortSignal);
+  });
+
+  it('takes an assignment to signal as an ordinary object does, and a delete too', () => {
+    const replacement = new AbortController().signal;
+    const { context } = task();
+    const write = (target: object, value: unknown): void => {
+      'use strict';
+      (target as Record<string, unknown>).signal = value;
+    };
+    write(context, replacement);
+    expect(Object.getOwnPropertyDescriptor(context, 'signal')).toEqual({
+      value: replacement,
+      writable: true,
+      enumerable: true,
+      configurable: true,
+    });
+    expect(Reflect.deleteProperty(context, 'signal')).toBe(true);
+    expect('signal' in context).toBe(false);
+  });
+
+  it('reads and takes writes through a Proxy, as the prototype of a child, and by Reflect.get with either', () => {
+    const { run, context } = task();
+    const proxy = new Proxy(context, {});
+    const child = Object.create(context) as TaskContext;
+    expect([proxy.signal, child.signal]).toEqual([run.signal, run.signal]);
+    expect([Reflect.get(context, 'signal', proxy), Reflect.get(context, 'signal', child)]).toEqual([run.signal, run.signal]);
+    // A store's reactive Proxy forwards with itself as the receiver.
+    const store = new Proxy(context, { get: (target, key, receiver) => Reflect.get(target, key, receiver) as unknown });
+    expect(store.signal).toBe(run.signal);
+    (child as { signal: unknown }).signal = 'child';
+    expect([child.signal, context.signal]).toEqual(['child', run.signal]);
+    (proxy as { signal: unknown }).signal = 'through the proxy';
+    expect([Object.getOwnPropertyDescriptor(context, 'signal')?.value, proxy.signal]).toEqual(['through the proxy', 'through the proxy']);
+  });
+
+  it('refuses, with a TypeError naming it, a read of signal with a receiver unrelated to the context', () => {
+    const { context } = task();
+    expect(() => Reflect.get(context, 'signal', {})).toThrow(
+      new TypeError("A task context's signal was read with a receiver that is not the context, a Proxy of it or an object made from it"),
+    );
+  });
+
+  it('keeps what is written to a sealed context; refuses a frozen one, or a non-extensible child, as strict code does', () => {
+    const sealed = task();
+    Object.seal(sealed.context);
+    (sealed.context as { signal: unknown }).signal = 'kept';
+    expect([sealed.context.signal, new Proxy(sealed.context, {}).signal]).toEqual(['kept', 'kept']);
+    expect(sealed.run.signal).toBeInstanceOf(AbortSignal);
+    const refusal = new TypeError("Cannot assign to 'signal' of a task context that is frozen or not extensible");
+    const frozen = Object.freeze(task().context);
+    expect(() => ((frozen as { signal: unknown }).signal = 'no')).toThrow(refusal);
+    expect(frozen.signal).toBeInstanceOf(AbortSignal);
+    const child = Object.preventExtensions(Object.create(task().context) as TaskContext);
+    expect(() => ((child as { signal: unknown }).signal = 'no')).toThrow(refusal);
+    expect(child.signal).toBeInstanceOf(AbortSignal);
   });
 
   it('keeps a working signal in copies made with spread or Object.assign, even before signal was read', () => {
