@@ -41,7 +41,7 @@ interface RunFields {
 
 /**
  * One thing a run did. The events of a task come in this order: `received`, then for each try
- * `started` and one of `succeeded`, `failed`, `throttled`; then, if it was not settled for good,
+ * `started` and one of `succeeded`, `failed`, `throttled`, `retrying`; then, if it was not settled for good,
  * one final account of `abandoned`, `cancelled` or `skipped`. Every task received gets exactly one
  * final account: `succeeded`, `failed`, `abandoned`, `cancelled` or `skipped`.
  */
@@ -58,10 +58,27 @@ export type SlowStartEvent<T = unknown> =
   | (TryFields & { readonly type: 'started' })
   /** A try succeeded with `value`, after `duration` ms. Final. */
   | (TryFields & { readonly type: 'succeeded'; readonly value: T | undefined; readonly duration: number })
-  /** A try failed for good (not a throttle, or out of tries), after `duration` ms. Final. */
-  | (TryFields & { readonly type: 'failed'; readonly reason: unknown; readonly duration: number })
-  /** A try failed with a throttle, after `duration` ms; the task is tried again, no sooner than `retryAt`. */
-  | (TryFields & { readonly type: 'throttled'; readonly reason: unknown; readonly duration: number; readonly retryAt: number })
+  /**
+   * A try failed for good, after `duration` ms. Final. `kind` is `'item'` when the task failed alone
+   * and the run goes on, `'fatal'` when the run stops.
+   */
+  | (TryFields & { readonly type: 'failed'; readonly kind: 'item' | 'fatal'; readonly reason: unknown; readonly duration: number })
+  /** A try failed with a throttle, after `duration` ms; the task is tried again, no sooner than `retryAt`, and every start waits. */
+  | (TryFields & {
+      readonly type: 'throttled';
+      readonly kind: 'throttle';
+      readonly reason: unknown;
+      readonly duration: number;
+      readonly retryAt: number;
+    })
+  /** A try failed with a transient failure, after `duration` ms; the task alone waits until `retryAt` to go again. */
+  | (TryFields & {
+      readonly type: 'retrying';
+      readonly kind: 'transient';
+      readonly reason: unknown;
+      readonly duration: number;
+      readonly retryAt: number;
+    })
   /** The run stopped while the task waited to be tried again; `attempt` is the try that was throttled. Final. */
   | (TryFields & { readonly type: 'abandoned'; readonly reason: unknown })
   /** The subscriber left while the task was in flight: it was torn down. Final. */
@@ -86,18 +103,24 @@ export type SlowStartEvent<T = unknown> =
 /** How a run ended, with its accounts: what a new run needs to finish the work. */
 export interface RunEnd<T> {
   readonly type: 'end';
-  /** `'failed'`: a task failed for good, or the source errored; `'cancelled'`: the subscriber left first. */
+  /**
+   * `'failed'`: a task failed for good and fatally, or the source errored; `'cancelled'`: the
+   * subscriber left first. A run whose failures were all items has `'completed'`.
+   */
   readonly how: 'completed' | 'failed' | 'cancelled';
   /** Only when `how` is `'failed'`: what the stream errors with. */
   readonly error?: unknown;
   /** How many tasks of this run had each final account. */
   readonly succeeded: number;
+  /** Failed fatally. */
   readonly failed: number;
+  /** Failed as items, while the run went on. */
+  readonly itemFailed: number;
   readonly abandoned: number;
   readonly cancelled: number;
   readonly skipped: number;
   /**
-   * The factories of every task that did not succeed (failed, abandoned, cancelled, skipped), in
+   * The factories of every task that did not succeed (failed, items included, abandoned, cancelled, skipped), in
    * source order, and their keys. `slowStart(end.unfinished, { keys: end.unfinishedKeys })` finishes
    * the work, reporting the same keys.
    */

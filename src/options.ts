@@ -42,12 +42,21 @@ export interface CommonOptions<T = unknown> {
    */
   scheduler?: SchedulerLike;
   /**
-   * Throttles (a 429, a 503, a dropped connection) slow the run down instead of stopping it: a
-   * transient failure drops the pace, pauses every start for the backoff or the server's
-   * `Retry-After`, retries the task ahead of every new one, and the pace ramps up again.
+   * What a failure stops. A throttle (429) drops the pace, pauses every start for the server's
+   * `Retry-After` or the backoff, and tries the task again ahead of every new one; a transient failure
+   * (no answer, 502, 503, 504) tries the task again alone after its backoff; an item failure (what
+   * `retry.when` says, a 422 say) fails the task alone; anything else stops the run.
    * @default undefined (every failure stops the run)
    */
   retry?: RetryOptions;
+  /**
+   * A task whose value is an HTTP response that is not ok (a fetch `Response` for a 4xx or 5xx, or any
+   * object with a numeric `status` and `ok: false`) has failed, with an `HttpError` that carries the
+   * response as its reason: `fetch` resolves whatever the status. `false` takes such a response as the
+   * task's value.
+   * @default true
+   */
+  httpErrors?: boolean;
   /**
    * Paces the starts by the rate-limit budgets a server announces on its responses, each of them: no
    * more than the run's share of what remains before the reset. `true` reads each try's value and error

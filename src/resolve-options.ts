@@ -18,6 +18,7 @@ export interface ResolvedOptions {
   readonly flushAfter: number | undefined;
   readonly pacing: 'batch' | 'window';
   readonly retry: ResolvedRetry | undefined;
+  readonly httpErrors: boolean;
   /**
    * What reads the budgets a try's value or error announces, `undefined` when it announces none that
    * holds; itself `undefined` when none is read.
@@ -41,6 +42,7 @@ const optionNames: ReadonlyArray<keyof BatchPacingOptions> = [
   'scheduler',
   'pacing',
   'retry',
+  'httpErrors',
   'rateLimit',
   'events',
   'keys',
@@ -61,6 +63,7 @@ export function resolveOptions(options: unknown): ResolvedOptions {
       flushAfter: undefined,
       pacing: 'batch',
       retry: undefined,
+      httpErrors: true,
       rateLimit: undefined,
       events: undefined,
       keys: undefined,
@@ -79,7 +82,8 @@ export function resolveOptions(options: unknown): ResolvedOptions {
   }
   const sizes = resolveSizes(options);
   // Read as unknown: a user's JavaScript may pass anything.
-  const { pacing, scheduler } = options as { pacing?: unknown; scheduler?: unknown };
+  const { pacing, scheduler, httpErrors = true } = options as { pacing?: unknown; scheduler?: unknown; httpErrors?: unknown };
+  if (typeof httpErrors !== 'boolean') throw new TypeError(expected('httpErrors', 'a boolean or undefined', httpErrors));
   if (pacing !== undefined && pacing !== 'batch' && pacing !== 'window') {
     throw new TypeError(expected('pacing', "'batch' or 'window'", pacing));
   }
@@ -93,6 +97,7 @@ export function resolveOptions(options: unknown): ResolvedOptions {
     ...sizes,
     pacing: pacing ?? 'batch',
     retry: resolveRetry((options as SlowStartOptions).retry),
+    httpErrors,
     rateLimit: resolveRateLimit((options as { rateLimit?: unknown }).rateLimit),
     events: resolveEvents((options as { events?: unknown }).events),
     ...resolveKeys((options as { keys?: unknown }).keys),

@@ -3,6 +3,16 @@
 import { SlowStartBatchError } from './slow-start-batch-error.js';
 import type { BatchResult, TaskFactory, TaskOutcome } from './types.js';
 
+/** A task that failed as an item, by its position in its result. */
+interface ItemFailure {
+  readonly position: number;
+  readonly reason: unknown;
+  readonly factory: unknown;
+}
+
+/** What a result with no failed item lists: one frozen array for all of them. */
+const noItemFailures: readonly { readonly index: number; readonly reason: unknown }[] = Object.freeze([]);
+
 /** One result in the making: a run of consecutive tasks that share a `context.batch`. */
 export interface ResultGroup<T> {
   readonly index: number;
@@ -16,6 +26,8 @@ export interface ResultGroup<T> {
   readonly values: (T | undefined)[];
   /** Rejected and abandoned tasks in the order they settled, with their factories, to run them again. */
   readonly failures: { readonly position: number; readonly reason: unknown; readonly factory: unknown; readonly abandoned: boolean }[];
+  /** The tasks that failed as items: the result is still emitted, and lists them. */
+  readonly items: ItemFailure[];
 }
 
 /** How a failed run ends: what its `SlowStartBatchError` reports, apart from what never started. */
@@ -51,6 +63,8 @@ export class ResultBook<T> {
   /** How many tasks have succeeded in all. */
   private successes = 0;
   /** The first failure in time, and the result that holds it. */
+  /** The failed items of the results emitted, in source order: to run again once the data is mended. */
+  private readonly failedItems: { readonly index: number; readonly factory: unknown }[] = [];
   private firstFailure: { readonly batch: number; readonly reason: unknown } | undefined;
 
   /** Whether a task has failed or been abandoned. */
@@ -78,6 +92,7 @@ export class ResultBook<T> {
         settled: 0,
         values: reserveValues<T>(room),
         failures: [],
+        items: [],
       };
       this.pending.push(this.last);
     }
@@ -112,15 +127,27 @@ export class ResultBook<T> {
   }
 
   /** The next result, once all its tasks and all earlier results are done and it has no failure. */
+  /** A task failed as an item: its result lists it, and is emitted all the same. */
+  failItem(group: ResultGroup<T>, position: number, reason: unknown, factory: unknown): void {
+    group.items.push({ position, reason, factory });
+    group.settled++;
+  }
+
   takeReady(): BatchResult<T> | undefined {
     const group = this.pending[0] as ResultGroup<T> | undefined;
     if (group === undefined || group.settled < group.size || group.failures.length > 0) return undefined;
     this.pending.shift();
     // An emitted result is closed: no task will join it, and its values are the subscriber's alone.
     if (group === this.last) this.last = undefined;
-    const { index, startIndex, size, values } = group;
-    // Every task reported so far has succeeded: the successes up to here are its tasks and those before.
-    return { batch: index, startIndex, size, values, successes: startIndex + size };
+    const { index, startIndex, size, values, items } = group;
+    let itemFailures = noItemFailures;
+    if (items.length > 0) {
+      items.sort((a, b) => a.position - b.position);
+      this.failedItems.push(...items.map(({ position, factory }) => ({ index: startIndex + position, factory })));
+      itemFailures = items.map(({ position, reason }) => ({ index: startIndex + position, reason }));
+    }
+    // Every task reported so far has succeeded but the failed items: the successes up to here.
+    return { batch: index, startIndex, size, values, successes: startIndex + size - this.failedItems.length, itemFailures };
   }
 
   /**
@@ -137,16 +164,18 @@ export class ResultBook<T> {
   failure(): RunFailure<T> {
     const { batch, reason } = this.firstFailure as { batch: number; reason: unknown };
     const results: TaskOutcome<T>[] = [];
-    const rejected: unknown[] = [];
+    // The failed items of the results emitted come first: they are to be run again too.
+    const rejected: unknown[] = this.failedItems.map((item) => item.factory);
     for (const group of this.pending) {
-      const reasons = new Map(group.failures.map((failure) => [failure.position, failure]));
+      const reasons = new Map<number, { readonly reason: unknown; readonly factory: unknown; readonly abandoned?: boolean }>();
+      for (const failure of [...group.failures, ...group.items]) reasons.set(failure.position, failure);
       for (let position = 0; position < group.joined; position++) {
         const index = group.startIndex + position;
         const failure = reasons.get(position);
         if (failure === undefined) {
           results.push({ index, status: 'fulfilled', value: group.values[position] });
         } else {
-          results.push({ index, status: failure.abandoned ? 'abandoned' : 'rejected', reason: failure.reason });
+          results.push({ index, status: failure.abandoned === true ? 'abandoned' : 'rejected', reason: failure.reason });
           rejected.push(failure.factory);
         }
       }
@@ -155,10 +184,11 @@ export class ResultBook<T> {
     return { batch, startIndex, size: results.length, successes: this.successes, results, cause: reason, rejected };
   }
 
-  /** The tasks that failed or were abandoned, with their source indexes and factories, in no order. */
+  /** The tasks that failed (items included) or were abandoned, with their source indexes and factories, in no order. */
   unsucceeded(): { index: number; factory: unknown }[] {
-    return this.pending.flatMap((group) =>
-      group.failures.map(({ position, factory }) => ({ index: group.startIndex + position, factory })),
+    const pending = this.pending.flatMap((group) =>
+      [...group.failures, ...group.items].map(({ position, factory }) => ({ index: group.startIndex + position, factory })),
     );
+    return [...this.failedItems, ...pending];
   }
 }

@@ -3,7 +3,8 @@
 import type { RunEnd, SlowStartEvent, TaskKey } from './events.js';
 
 /** Where a task is: its latest event, by key. */
-export type TaskStatus = 'waiting' | 'inFlight' | 'retrying' | 'succeeded' | 'failed' | 'abandoned' | 'cancelled' | 'skipped';
+export type TaskStatus =
+  'waiting' | 'inFlight' | 'retrying' | 'succeeded' | 'failed' | 'itemFailed' | 'abandoned' | 'cancelled' | 'skipped';
 
 /** What a run is doing, as its events so far add up. Counts are of tasks by their status now. */
 export interface SlowStartState {
@@ -11,10 +12,13 @@ export interface SlowStartState {
   readonly waiting: number;
   /** Started and not settled. */
   readonly inFlight: number;
-  /** Throttled, waiting to be tried again. */
+  /** Throttled, or failed with a transient failure: waiting to be tried again. */
   readonly retrying: number;
   readonly succeeded: number;
+  /** Failed fatally: the run stopped after them. */
   readonly failed: number;
+  /** Failed as items, while the run went on. */
+  readonly itemFailed: number;
   readonly abandoned: number;
   readonly cancelled: number;
   readonly skipped: number;
@@ -41,6 +45,7 @@ const statusAfter: Partial<Record<SlowStartEvent['type'], TaskStatus>> = {
   succeeded: 'succeeded',
   failed: 'failed',
   throttled: 'retrying',
+  retrying: 'retrying',
   abandoned: 'abandoned',
   cancelled: 'cancelled',
   skipped: 'skipped',
@@ -54,6 +59,7 @@ export function initialState(): SlowStartState {
     retrying: 0,
     succeeded: 0,
     failed: 0,
+    itemFailed: 0,
     abandoned: 0,
     cancelled: 0,
     skipped: 0,
@@ -71,7 +77,7 @@ export function initialState(): SlowStartState {
  * is received again by the run that resumes it counts as waiting again, not as failed.
  */
 export function nextState(state: SlowStartState, event: SlowStartEvent): SlowStartState {
-  const status = statusAfter[event.type];
+  const status = event.type === 'failed' && event.kind === 'item' ? 'itemFailed' : statusAfter[event.type];
   if (status !== undefined) {
     const { key } = event as { key: TaskKey };
     const tasks = state.tasks as Map<TaskKey, TaskStatus>;

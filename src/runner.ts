@@ -1,7 +1,8 @@
 // Runs tasks as a pacing allows, free of RxJS: the adapter in rxjs-adapter.ts supplies subscriptions,
 // timers and the subscriber through a `RunnerHost`, and a feed supplies the factories. The runner keeps
 // the pump loop, the run's phase and the wiring; each other piece of state has one owner in run/:
-// what waits (`Intake`), the throttled tasks (`RetryQueue`), how many may start and which first
+// what waits (`Intake`), the throttled tasks (`RetryQueue`), those waiting out a backoff alone
+// (`Backoffs`), how many may start and which first
 // (`Admission`), when starts may come (the waits and their `StartGate`), how each try ended
 // (`Outcomes`), `flushAfter` (`FlushClock`) and the tasks in flight (`TaskSet`). The results in the
 // making are the `ResultBook`'s.
@@ -12,6 +13,7 @@ import type { Pacing } from './pacing/pacing.js';
 import { WindowPacing } from './pacing/window-pacing.js';
 import { ResultBook } from './result-book.js';
 import { Admission, type AdmissionParts } from './run/admission.js';
+import { Backoffs } from './run/backoffs.js';
 import { FlushClock } from './run/flush-clock.js';
 import { Intake } from './run/intake.js';
 import { Outcomes } from './run/outcomes.js';
@@ -82,7 +84,8 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
     },
     reportUnhandled,
   });
-  const { retries, gate, admission, outcomes } = createAdmission(options, host, pump, { intake, tasks, book, flush, reporter });
+  const pieces = { intake, tasks, book, flush, reporter, wake: pump, stop: stopStarting };
+  const { backoffs, gate, admission, outcomes } = createAdmission(options, host, pieces);
   const ending = { host, book, reporter };
 
   /**
@@ -153,8 +156,8 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
   function endIfDone(): boolean {
     if (tasks.active > 0) return false;
     const stopping = phase === Phase.Stopping;
-    if (stopping ? Math.min(admission.openRoom(), admission.waiting) > 0 : !intake.done || admission.waiting > 0) return false;
-    retries.abandon();
+    if (stopping ? Math.min(admission.openRoom(), admission.waiting) > 0 : !intake.done || admission.pending > 0) return false;
+    backoffs.abandon();
     if (book.failed) {
       const unstarted = close();
       // A factory still on its way from the source (an async iterator's pull) is waited for (§11).
@@ -173,8 +176,7 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
 
   /** What the task set tells of each task that settles. */
   function settled(run: TaskRun<T>, fulfilled: boolean, outcome: unknown): void {
-    if (fulfilled) resultDue = outcomes.succeeded(run, outcome as T | undefined) || resultDue;
-    else if (outcomes.failed(run, outcome)) stopStarting();
+    resultDue = outcomes.settled(run, fulfilled, outcome) || resultDue;
     if (tasks.active === 0) flush?.idle();
     pump();
   }
@@ -191,6 +193,7 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
     phase = Math.max(phase, Phase.Closed) as Phase;
     flush?.close();
     gate.stop();
+    backoffs.stop();
     return intake.close();
   }
 
@@ -207,7 +210,7 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
       phase = Phase.Stopped;
       tasks.tearDown();
       intake.release(reportUnhandled);
-      if (reporter?.unended === true) reportCancel(reporter, { tasks, retries, book }, [...unstarted, ...intake.unread()]);
+      if (reporter?.unended === true) reportCancel(reporter, { tasks, backoffs, book }, [...unstarted, ...intake.unread()]);
     },
   };
 }
@@ -215,23 +218,28 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
 /**
  * Who may start, when and which first, and the booking of how each try ended: the retry queue, the
  * waits the options ask for and their gate, the admission and the outcomes, wired to one another and
- * to the run's `parts`. `wake` is called when a pause ends.
+ * to the run's `parts`. `wake` is called when a pause ends, `stop` when a try fails for good and so does the run.
  */
-function createAdmission<T>(options: ResolvedOptions, host: RunnerHost<T>, wake: () => void, parts: Omit<AdmissionParts<T>, 'retries'>) {
+function createAdmission<T>(
+  options: ResolvedOptions,
+  host: RunnerHost<T>,
+  { wake, stop, ...parts }: Omit<AdmissionParts<T>, 'retries' | 'backoffs'> & { wake: () => void; stop: () => void },
+) {
   const { reporter } = parts;
   const pacing = createPacing(options);
   const retries = new RetryQueue<T>(parts.book, reporter);
+  const backoffs = new Backoffs<T>(host, retries, wake);
   const waits = createWaits(options, reporter);
   const gate = new StartGate(waits.all, host, wake, () => admission.invalidate(), reporter);
-  const admission = new Admission<T>(pacing, options.concurrency, gate, { ...parts, retries });
-  const outcomes = new Outcomes<T>(options.retry, host, { ...parts, pacing, admission, gate, waits, retries });
-  return { retries, gate, admission, outcomes };
+  const admission = new Admission<T>(pacing, options.concurrency, gate, { ...parts, retries, backoffs });
+  const outcomes = new Outcomes<T>(options, host, { ...parts, pacing, admission, gate, waits, retries, backoffs, stop });
+  return { backoffs, gate, admission, outcomes };
 }
 
 /** The run's pieces that the end of a cancelled run accounts for. */
 interface CancelledRun<T> {
   readonly tasks: TaskSet<T>;
-  readonly retries: RetryQueue<T>;
+  readonly backoffs: Backoffs<T>;
   readonly book: ResultBook<T>;
 }
 
@@ -244,7 +252,7 @@ interface CancelledRun<T> {
 function reportCancel<T>(reporter: Reporter<T>, run: CancelledRun<T>, neverStarted: unknown[]): void {
   const inFlight = run.tasks.inFlight();
   for (const task of inFlight) reporter.cancelled(task);
-  run.retries.abandon();
+  run.backoffs.abandon();
   const unfinished = [...inFlight.map((task) => ({ index: task.index, factory: task.factory })), ...run.book.unsucceeded()];
   reporter.end('cancelled', unfinished, run.book.nextIndex, neverStarted);
 }

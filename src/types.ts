@@ -62,6 +62,12 @@ export interface BatchResult<T> {
   readonly values: (T | undefined)[];
   /** How many tasks have succeeded so far, this batch included. */
   readonly successes: number;
+  /**
+   * The tasks of this batch that failed as items, in source order, each with the reason of its
+   * last try; their `values` are `undefined`. Empty unless a try failed as an item: `retry.when` said so, or the task ran out of
+   * tries under `retry.outOfTries: 'item'`.
+   */
+  readonly itemFailures: readonly { readonly index: number; readonly reason: unknown }[];
 }
 
 /** How one task of a failing batch ended, as listed in {@link SlowStartBatchError.results}. */

@@ -30,7 +30,7 @@ const verdict: fc.Arbitrary<Verdict> = fc.oneof(
   {
     weight: 1,
     arbitrary: fc
-      .constantFrom<unknown>(-1, NaN, Infinity, 'yes', null, undefined, {})
+      .constantFrom<unknown>(-1, NaN, Infinity, 'yes', null, { kind: 'soon' }, {})
       .map((returned) => ({ kind: 'invalid' as const, returned })),
   },
 );

@@ -10,8 +10,9 @@
  * The rules, §10 and the choices made where §10 is silent:
  *
  * - **Transient or not.** A failed try of attempt `a` is transient when `a < maxAttempts`, `when`
- *   returns `true` or a finite number >= 0, and `delay(a)` returns. `when` is asked first; `delay` only
- *   when `when` says transient; neither is asked for a task out of tries. A `when` or `delay` that throws
+ *   returns `true` or a finite number >= 0, and `delay(a)` returns. `when` is asked first, on every try
+ *   (what kind a failure is matters on the last one too, §14); `delay` only when `when` says transient
+ *   and the task has tries left. A `when` or `delay` that throws
  *   makes the failure fatal with the thrown error as its reason; a `when` that returns anything else
  *   makes it fatal with a `TypeError`. Once the run has stopped (a fatal failure, a source error),
  *   failures are not classified any more: the task is reported `rejected` with its own reason.
@@ -150,7 +151,6 @@ export type Classification = { retry: true; pause: number } | { retry: false; re
 export function classify(task: RetryTaskPlan, attempt: number, retry: RetryPlan): Classification {
   const t = tryOf(task, attempt);
   const reason = (t.outcome as { reason: unknown }).reason;
-  if (attempt >= (retry.maxAttempts ?? 3)) return { retry: false, reason };
   let wait = 0;
   const v = t.verdict;
   switch (v.kind) {
@@ -166,6 +166,7 @@ export function classify(task: RetryTaskPlan, attempt: number, retry: RetryPlan)
     case 'transient':
       break;
   }
+  if (attempt >= (retry.maxAttempts ?? 3)) return { retry: false, reason };
   const d = delayOf(retry.delay, attempt);
   if (!d.ok) return { retry: false, reason: d.error };
   return { retry: true, pause: Math.max(wait, d.ms) };
@@ -499,13 +500,11 @@ class Book {
       return { drop: false };
     }
     const { retry } = scenario.options;
-    if (attempt < (retry.maxAttempts ?? 3)) {
-      const time = this.core.now();
-      this.core.run.calls.push({ fn: 'when', index, attempt, time });
-      const v = tryOf(task, attempt).verdict.kind;
-      if ((v === 'transient' || v === 'after') && retry.delay.kind === 'table')
-        this.core.run.calls.push({ fn: 'delay', index: -1, attempt, time });
-    }
+    const time = this.core.now();
+    this.core.run.calls.push({ fn: 'when', index, attempt, time });
+    const v = tryOf(task, attempt).verdict.kind;
+    if (attempt < (retry.maxAttempts ?? 3) && (v === 'transient' || v === 'after') && retry.delay.kind === 'table')
+      this.core.run.calls.push({ fn: 'delay', index: -1, attempt, time });
     const c = classify(task, attempt, retry);
     if (c.retry) {
       this.retries.push({ index, time: this.core.now(), reason: outcome.reason });

@@ -33,9 +33,10 @@ function line(e: SlowStartEvent): string {
     case 'succeeded':
       return `${at}succeeded ${e.key}#${e.attempt} = ${String(e.value)} after ${e.duration}`;
     case 'failed':
-      return `${at}failed ${e.key}#${e.attempt}: ${String(e.reason)} after ${e.duration}`;
+      return `${at}failed${e.kind === 'item' ? ' item' : ''} ${e.key}#${e.attempt}: ${String(e.reason)} after ${e.duration}`;
     case 'throttled':
-      return `${at}throttled ${e.key}#${e.attempt}: ${String(e.reason)} after ${e.duration}, again at ${e.retryAt}`;
+    case 'retrying':
+      return `${at}${e.type} ${e.key}#${e.attempt}: ${String(e.reason)} after ${e.duration}, again at ${e.retryAt}`;
     case 'abandoned':
       return `${at}abandoned ${e.key}#${e.attempt}: ${String(e.reason)}`;
     case 'paused':
@@ -45,7 +46,8 @@ function line(e: SlowStartEvent): string {
     case 'result':
       return `${at}result ${e.result.batch} [${e.result.values.join(', ')}]`;
     case 'end': {
-      const counts = `${e.succeeded} succeeded, ${e.failed} failed, ${e.abandoned} abandoned, ${e.cancelled} cancelled, ${e.skipped} skipped`;
+      const items = e.itemFailed > 0 ? `, ${e.itemFailed} items failed` : '';
+      const counts = `${e.succeeded} succeeded, ${e.failed} failed${items}, ${e.abandoned} abandoned, ${e.cancelled} cancelled, ${e.skipped} skipped`;
       return `${at}end ${e.how}: ${counts}; unfinished [${e.unfinishedKeys.join(', ')}]`;
     }
   }
@@ -203,7 +205,9 @@ describe('events: throttles', () => {
       const events = (e: SlowStartEvent) => log.push(line(e));
       let tries = 0;
       const throttledOnce: TaskFactory<unknown> = () => (++tries === 1 ? failsAfter(1, 429)({} as never) : after(1, 'b')({} as never));
-      watch(slowStart([after(1, 'a'), throttledOnce, after(2, 'c')], { events, keys: ['a', 'b', 'c'], retry: { delay: 5 } }));
+      watch(
+        slowStart([after(1, 'a'), throttledOnce, after(2, 'c')], { events, keys: ['a', 'b', 'c'], retry: { when: () => true, delay: 5 } }),
+      );
     });
     expect(log).toEqual([
       '0 start',
@@ -239,7 +243,12 @@ describe('events: throttles', () => {
       let tries = 0;
       const throttledOnce: TaskFactory<unknown> = () => (++tries === 1 ? failsAfter(1, 429)({} as never) : after(1, 'b')({} as never));
       const tasks = [after(1, 'a'), throttledOnce, after(2, 'c'), after(5, 'd')];
-      const subscription = slowStart(tasks, { pacing: 'window', events, keys: ['a', 'b', 'c', 'd'], retry: { delay: 5 } }).subscribe();
+      const subscription = slowStart(tasks, {
+        pacing: 'window',
+        events,
+        keys: ['a', 'b', 'c', 'd'],
+        retry: { when: () => true, delay: 5 },
+      }).subscribe();
       asyncScheduler.schedule(() => subscription.unsubscribe(), 9);
     });
     expect(log).toEqual([
@@ -323,7 +332,12 @@ describe('events: throttles', () => {
         { length: 12 },
         (_, i) => () => (++calls === 6 ? failsAfter(10, 429)({} as never) : after(10, i)({} as never)),
       );
-      slowStart(tasks, { initialBatchSize: 4, growthFactor: 1, events, retry: { delay: 100, learnRate: true } }).subscribe();
+      slowStart(tasks, {
+        initialBatchSize: 4,
+        growthFactor: 1,
+        events,
+        retry: { when: () => true, delay: 100, learnRate: true },
+      }).subscribe();
     });
     // By the end of the pause at 120, seven successes since the first start at 0, the two in flight at
     // the throttle included: 90 % of them, 6.3 starts per 100 ms pause, is 63 a second, reported as the
@@ -362,7 +376,7 @@ describe('events: throttles', () => {
       };
       let tries = 0;
       const throttledOnce: TaskFactory<unknown> = () => (++tries === 1 ? failsAfter(1, 429)({} as never) : after(1, 'a')({} as never));
-      slowStart([throttledOnce], { events, retry: { delay: 0 } }).subscribe();
+      slowStart([throttledOnce], { events, retry: { when: () => true, delay: 0 } }).subscribe();
     });
     expect(log).toEqual(['0 started 0#1', '1 throttled 0#1: 429 after 1, again at 1', '1 started 0#2']);
   });
@@ -721,7 +735,12 @@ describe('events: time', () => {
       // Asked to fill the retry's batch: its code takes 100 ms, and it has no more.
       pass(100);
     }
-    slowStart(source(), { initialBatchSize: 2, retry: { delay: 0 }, events: (e) => log.push(line(e)), scheduler }).subscribe();
+    slowStart(source(), {
+      initialBatchSize: 2,
+      retry: { when: () => true, delay: 0 },
+      events: (e) => log.push(line(e)),
+      scheduler,
+    }).subscribe();
     gate.error(429);
     expect(log.filter((entry) => /^\d+ (started|throttled|pace)/.test(entry))).toEqual([
       '2 pace 2',
@@ -741,7 +760,7 @@ describe('events: time', () => {
       let tries = 0;
       const throttledOnce: TaskFactory<unknown> = () => (++tries === 1 ? failsAfter(1, 429)({} as never) : after(1, 'a')({} as never));
       const source = merge(of(throttledOnce), timer(3).pipe(map(() => after(1, 'b'))));
-      source.pipe(slowStartBatch({ pacing: 'window', events, retry: { delay: 5 } })).subscribe();
+      source.pipe(slowStartBatch({ pacing: 'window', events, retry: { when: () => true, delay: 5 } })).subscribe();
     });
     expect(log).toEqual(['0 received 0', '0 started 0#1', '1 paused until 6 (throttle)', '3 received 1', '6 started 0#2', '7 started 1#1']);
   });

@@ -167,6 +167,7 @@ describe('resolveOptions (§8)', () => {
     flushAfter: undefined,
     pacing: 'batch',
     retry: undefined,
+    httpErrors: true,
     scheduler: undefined,
   };
 

@@ -251,7 +251,9 @@ describe('retry (§10)', () => {
     r.scheduler.flush();
     if (!isSlowStartBatchError(r.error)) throw new Error('expected a SlowStartBatchError');
     expect(r.error.cause).toEqual(
-      new TypeError('Expected `retry.when()` to be a boolean or a finite number of milliseconds >= 0, got "yes" (string)'),
+      new TypeError(
+        'Expected `retry.when()` to be a failure kind, { kind, retryAfter }, a boolean, a finite number of milliseconds >= 0, or undefined, got "yes" (string)',
+      ),
     );
   });
 
@@ -279,7 +281,9 @@ describe('retry (§10)', () => {
       new TypeError('Expected `retry.when` to be a function or undefined, got true (boolean)'),
     );
     expect(() => slowStart([], { retry: { count: 3 } as never })).toThrow(
-      new TypeError('Unknown option `retry.count`: expected one of `when`, `maxAttempts`, `delay`, `learnRate`'),
+      new TypeError(
+        'Unknown option `retry.count`: expected one of `when`, `maxAttempts`, `delay`, `learnRate`, `maxConsecutiveItemFailures`, `outOfTries`',
+      ),
     );
     expect(() => slowStart([], { retry: { learnRate: 1 } as never })).toThrow(
       new TypeError('Expected `retry.learnRate` to be a boolean or undefined, got 1 (number)'),
@@ -465,14 +469,15 @@ describe('retry.learnRate', () => {
   });
 });
 
-describe('a dead backend, with the default backoff and tries (README, "In an Angular service")', () => {
+describe('a dead backend, with the default classification, backoff and tries (README, "In an Angular service")', () => {
   /** When the run errors, in virtual ms, for a task whose every try fails at once, with `Math.random` fixed. */
   function failsAt(random: number, maxAttempts?: number): number {
     const spy = jest.spyOn(Math, 'random').mockReturnValue(random);
     try {
       const scheduler = new VirtualTimeScheduler();
       let at = -1;
-      const noAnswer = () => throwError(() => new Error('status 0'));
+      // As Angular's HttpErrorResponse for a request that got no answer: status 0, a transient failure.
+      const noAnswer = () => throwError(() => Object.assign(new Error('no answer'), { status: 0 }));
       slowStart([noAnswer], { scheduler, retry: maxAttempts === undefined ? {} : { maxAttempts } }).subscribe({
         error: () => (at = scheduler.now()),
       });

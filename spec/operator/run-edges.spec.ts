@@ -39,7 +39,7 @@ describe('a listener that cancels the run in the middle of a report', () => {
       const subscription = slowStart([failsAfter(1, 429), after(5, 'b')], {
         initialBatchSize: 2,
         keys: ['a', 'b'],
-        retry: { delay: 10 },
+        retry: { when: () => true, delay: 10 },
         events: (e) => {
           seen.push(e);
           events.next(e);
@@ -97,7 +97,7 @@ describe('the live state after the end', () => {
     const events = new Subject<SlowStartEvent>();
     const states = statesOf(events);
     inVirtualTime(() => {
-      const subscription = slowStart([failsAfter(1, 429)], { retry: { delay: 1000 }, events }).subscribe();
+      const subscription = slowStart([failsAfter(1, 429)], { retry: { when: () => true, delay: 1000 }, events }).subscribe();
       timer(10).subscribe(() => subscription.unsubscribe());
     });
     expect([states[0].ended, states[0].pausedUntil]).toEqual(['cancelled', undefined]);
@@ -156,7 +156,7 @@ describe("a throttled try's `retryAt` (§12: no sooner than)", () => {
         pacing: 'window',
         initialBatchSize: 2,
         rateLimit,
-        retry: { delay: 1000 },
+        retry: { when: () => true, delay: 1000 },
         events: (e) => {
           if (e.type === 'throttled') retryAts.push(e.retryAt);
         },
@@ -184,7 +184,7 @@ describe('retry.learnRate, a try refused on the start that opens a round', () =>
             if (now() >= 3500) return after(1, 'ok')({} as never);
             return onTheSpot && (context as { attempt: number }).attempt > 2 ? throwError(() => 429) : failsAfter(1, 429)({} as never);
           });
-        slowStart([task], { retry: { delay: 1000, maxAttempts: 10, learnRate: true } }).subscribe();
+        slowStart([task], { retry: { when: () => true, delay: 1000, maxAttempts: 10, learnRate: true } }).subscribe();
       });
       return starts;
     };

@@ -145,7 +145,9 @@ describe('the TaskContext a factory is given', () => {
       // Were the write to count, the task would be tried again and again: its fifth try ends the run.
       return calls === 5 ? of(0) : throwError(() => 'throttled');
     };
-    const error = await lastValueFrom(slowStart([failing], { retry: { maxAttempts: 2, delay: 0 } })).catch((reason: unknown) => reason);
+    const error = await lastValueFrom(slowStart([failing], { retry: { when: () => true, maxAttempts: 2, delay: 0 } })).catch(
+      (reason: unknown) => reason,
+    );
     expect([calls, errorSummary(error).cause]).toEqual([2, 'throttled']);
   });
 

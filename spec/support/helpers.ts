@@ -3,7 +3,7 @@ import { isSlowStartBatchError, type BatchResult } from '../../src/index';
 
 /** A `BatchResult` literal, for readable expectations. */
 export function batch<T>(index: number, startIndex: number, values: T[], successes: number): BatchResult<T> {
-  return { batch: index, startIndex, size: values.length, values, successes };
+  return { batch: index, startIndex, size: values.length, values, successes, itemFailures: [] };
 }
 
 /** The fields of a SlowStartBatchError worth comparing, as a plain object a marble can hold. */

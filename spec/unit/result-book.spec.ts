@@ -24,7 +24,7 @@ describe('ResultBook', () => {
     // Room for 4, but no one has said that no more will join.
     expect(book.takeReady()).toBeUndefined();
     book.closeLast();
-    expect(book.takeReady()).toEqual({ batch: 0, startIndex: 0, size: 2, values: ['a', 'b'], successes: 2 });
+    expect(book.takeReady()).toEqual({ batch: 0, startIndex: 0, size: 2, values: ['a', 'b'], successes: 2, itemFailures: [] });
     expect(book.takeReady()).toBeUndefined();
   });
 
@@ -46,8 +46,8 @@ describe('ResultBook', () => {
     book.fulfil(second, 0, 2);
     expect(book.takeReady()).toBeUndefined();
     book.fulfil(first, 0, 1);
-    expect(book.takeReady()).toEqual({ batch: 0, startIndex: 0, size: 1, values: [1], successes: 1 });
-    expect(book.takeReady()).toEqual({ batch: 1, startIndex: 1, size: 1, values: [2], successes: 2 });
+    expect(book.takeReady()).toEqual({ batch: 0, startIndex: 0, size: 1, values: [1], successes: 1, itemFailures: [] });
+    expect(book.takeReady()).toEqual({ batch: 1, startIndex: 1, size: 1, values: [2], successes: 2, itemFailures: [] });
   });
 
   it('counts a rejected task as settled, never emits its result, and reports every task not emitted', () => {

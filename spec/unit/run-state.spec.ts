@@ -44,7 +44,7 @@ describe('the live state', () => {
       task('received', 'a'),
       task('received', 'b'),
       trying('started', 'a'),
-      { type: 'throttled', key: 'a', index: 0, batch: 0, attempt: 1, reason: 429, duration: 2, retryAt: 9, time: 2 },
+      { type: 'throttled', kind: 'throttle', key: 'a', index: 0, batch: 0, attempt: 1, reason: 429, duration: 2, retryAt: 9, time: 2 },
       { type: 'succeeded', key: 'b', index: 1, batch: 0, attempt: 1, value: 1, duration: 3, time: 3 },
     ]);
     // b succeeded without a start of its own in this list: a state only follows what it is told.
@@ -75,6 +75,7 @@ describe('the live state', () => {
         how: 'cancelled',
         succeeded: 0,
         failed: 0,
+        itemFailed: 0,
         abandoned: 0,
         cancelled: 0,
         skipped: 0,

@@ -144,7 +144,7 @@ describe('createRunner() on a host without RxJS', () => {
     feed.sink.push(factoryOf(tasks[2], invoked));
     expect(feed.requests).toEqual([1, 2]);
     expect(invoked).toEqual(tasks);
-    expect(events).toEqual([['emit', { batch: 0, startIndex: 0, size: 1, values: [undefined], successes: 1 }]]);
+    expect(events).toEqual([['emit', { batch: 0, startIndex: 0, size: 1, values: [undefined], successes: 1, itemFailures: [] }]]);
   });
 
   it('counts a task that notifies twice once', () => {
@@ -159,7 +159,7 @@ describe('createRunner() on a host without RxJS', () => {
     expect(events).toEqual([]);
     second.observer!.next('b');
     second.observer!.complete();
-    expect(events).toEqual([['emit', { batch: 0, startIndex: 0, size: 2, values: ['a', 'b'], successes: 2 }]]);
+    expect(events).toEqual([['emit', { batch: 0, startIndex: 0, size: 2, values: ['a', 'b'], successes: 2, itemFailures: [] }]]);
   });
 
   it('ignores what the feed delivers after the run has ended', () => {
@@ -189,7 +189,10 @@ describe('createRunner() on a host without RxJS', () => {
     feed.sink.end();
     feed.sink.fail(new Error('after the end'));
     task.observer!.complete();
-    expect(events).toEqual([['emit', { batch: 0, startIndex: 0, size: 1, values: [undefined], successes: 1 }], ['complete']]);
+    expect(events).toEqual([
+      ['emit', { batch: 0, startIndex: 0, size: 1, values: [undefined], successes: 1, itemFailures: [] }],
+      ['complete'],
+    ]);
 
     const failing = setUp();
     const sourceError = new Error('source failed');

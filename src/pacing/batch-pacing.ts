@@ -16,6 +16,8 @@ export class BatchPacing implements Pacing {
   private settledCount = 0;
   /** How many new tasks (not retried ones) of the current batch have started: the first begins its result. */
   private newStarted = 0;
+  /** How many tries of the current batch failed as items: a batch of nothing else does not grow the pace. */
+  private itemFailures = 0;
   /** Slots of the current batch kept for retried tasks: those waiting when it started. */
   private retrySlots = 0;
   /** How many tasks the next batch may hold. */
@@ -44,7 +46,7 @@ export class BatchPacing implements Pacing {
       this.size = Math.min(waiting, this.nextSize);
       // Retried tasks go first, in slots of a new batch; one throttled later waits for the next batch.
       this.retrySlots = Math.min(backlog.retrying, this.size);
-      this.started = this.settledCount = this.newStarted = 0;
+      this.started = this.settledCount = this.newStarted = this.itemFailures = 0;
       this.dropsAtOpen = this.drops;
       return this.size;
     }
@@ -84,6 +86,11 @@ export class BatchPacing implements Pacing {
     return drops;
   }
 
+  failedAlone(item: boolean): void {
+    if (item) this.itemFailures++;
+    this.settleOne();
+  }
+
   stop(): void {
     this.stopped = true;
   }
@@ -98,8 +105,9 @@ export class BatchPacing implements Pacing {
 
   private settleOne(): void {
     // Growth follows the size that ran, unless the pace dropped during the batch: then the next size
-    // is decided already. A batch cut short proves no more than its own size.
-    if (++this.settledCount === this.size && this.drops === this.dropsAtOpen) {
+    // is decided already. A batch cut short proves no more than its own size, and one whose every try
+    // failed as an item proves nothing.
+    if (++this.settledCount === this.size && this.drops === this.dropsAtOpen && this.itemFailures < this.size) {
       this.nextSize = nextPaceSize(this.size, this.options, this.threshold);
     }
   }

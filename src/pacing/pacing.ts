@@ -73,6 +73,12 @@ export interface Pacing {
    * counts the task itself. Returns whether the pace dropped: it drops once for the tasks started at one pace.
    */
   throttled(drops: number, inFlight: number): boolean;
+  /**
+   * A task's try failed and the run goes on: a transient failure, to be tried again alone, or,
+   * when `item`, a task failed for good on its own. The pace does not drop; a round whose every try
+   * failed as an item does not grow it.
+   */
+  failedAlone(item: boolean): void;
   /** The run is ending (a failure, the source's error): no new round opens; one under way may finish. */
   stop(): void;
   /** How many tasks the pace lets be in flight in its round: the size of the next batch, in batch pacing. */

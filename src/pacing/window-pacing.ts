@@ -78,6 +78,9 @@ export class WindowPacing implements Pacing {
     return true;
   }
 
+  // Only successes raise the level: a failed try, kept to itself, neither raises nor lowers it.
+  failedAlone(): void {}
+
   stop(): void {
     this.stopped = true;
   }

@@ -2,12 +2,15 @@
 // tasks and the gate allow. The admission reads no clock and keeps no timer: the waits and their gate
 // (waits/) say when starts may come; the outcomes (outcomes.ts) book how each try ended.
 import type { Backlog, Pacing } from '../pacing/pacing.js';
+import type { Backoffs } from './backoffs.js';
 import { startNextTask, type StartParts } from './next-task.js';
 import type { Reporter } from './reporter.js';
 import type { StartGate } from './waits/start-gate.js';
 
 /** The run's pieces the admission reads and starts tasks into. */
 export interface AdmissionParts<T> extends StartParts<T> {
+  /** The tasks waiting out a backoff alone: not startable until they are due, but still to start. */
+  readonly backoffs: Backoffs<T>;
   /** Only when someone listens to the run's events. */
   readonly reporter: Reporter<T> | undefined;
 }
@@ -47,6 +50,11 @@ export class Admission<T> {
   /** How many tasks wait to start: retried ones and new factories. */
   get waiting(): number {
     return this.parts.retries.length + this.parts.intake.length;
+  }
+
+  /** How many tasks are still to start: waiting now, or waiting out a backoff. */
+  get pending(): number {
+    return this.waiting + this.parts.backoffs.length;
   }
 
   /** Whether a retried task waits. */

@@ -1,13 +1,17 @@
 // How each try ended, booked where it decides what comes next: a success in its result and in the
-// pace; a throttle back in the retry queue, with a pause and a drop of the pace (§10); a failure for
-// good in its result; and what either announced of the server's budget (§13).
+// pace; a throttle back in the retry queue, with a pause and a drop of the pace (§10); a transient
+// failure to wait out its backoff alone, an item failed for good while the run goes on, a fatal failure
+// in its result (§14); and what each announced of the server's budget (§13).
 import type { RunnerHost } from '../host.js';
+import { HttpError, isNotOkResponse } from '../http-error.js';
 import type { Pacing } from '../pacing/pacing.js';
 import type { ResultBook } from '../result-book.js';
+import type { ResolvedOptions } from '../resolve-options.js';
 import type { ResolvedRetry } from '../retry/retry-options.js';
 import { decideRetry } from '../retry/retry-policy.js';
 import type { TaskRun } from '../task-run.js';
 import type { Admission } from './admission.js';
+import type { Backoffs } from './backoffs.js';
 import type { Reporter } from './reporter.js';
 import type { RetryQueue } from './retry-queue.js';
 import type { TaskSet } from './task-set.js';
@@ -21,23 +25,50 @@ export interface OutcomeParts<T> {
   readonly gate: StartGate;
   readonly waits: Waits;
   readonly retries: RetryQueue<T>;
+  readonly backoffs: Backoffs<T>;
   readonly tasks: TaskSet<T>;
   readonly book: ResultBook<T>;
   /** Only when someone listens to the run's events. */
   readonly reporter: Reporter<T> | undefined;
+  /** Stops the run starting: a try has failed for good, and so does the run. */
+  readonly stop: () => void;
 }
 
 export class Outcomes<T> {
+  /** Item failures since the last success: at `retry.maxConsecutiveItemFailures`, the next is fatal. */
+  private itemsInARow = 0;
+
+  /** The `retry` option, if any. */
+  private readonly retry: ResolvedRetry | undefined;
+  /** Whether a response that is not ok is a failed try. */
+  private readonly httpErrors: boolean;
+
   /**
-   * @param retry The `retry` option, if any.
+   * @param options The `retry` and `httpErrors` options.
    * @param clock The host's clock, and where an error with nowhere to go goes.
    * @param parts What a try's end is booked in.
    */
   constructor(
-    private readonly retry: ResolvedRetry | undefined,
+    options: Pick<ResolvedOptions, 'retry' | 'httpErrors'>,
     private readonly clock: Pick<RunnerHost<unknown>, 'now' | 'reportUnhandled'>,
     private readonly parts: OutcomeParts<T>,
-  ) {}
+  ) {
+    this.retry = options.retry;
+    this.httpErrors = options.httpErrors;
+  }
+
+  /**
+   * A try has settled, with a value when `fulfilled`, else an error: books it, and stops the run when
+   * it failed for good. Returns whether its result is complete, to be emitted before another task starts.
+   */
+  settled(run: TaskRun<T>, fulfilled: boolean, outcome: unknown): boolean {
+    // `fetch` resolves whatever the status: a response that is not ok is a failed try (§14).
+    if (fulfilled && this.httpErrors && isNotOkResponse(outcome)) return this.settled(run, false, new HttpError(outcome));
+    if (fulfilled) return this.succeeded(run, outcome as T | undefined);
+    if (this.failed(run, outcome)) this.parts.stop();
+    // A failed item may have completed its result.
+    return run.group.settled === run.group.size;
+  }
 
   /** The run starts: the reporter, if any, hears of it and of the pace. */
   begin(): void {
@@ -53,6 +84,7 @@ export class Outcomes<T> {
     const { group } = run;
     const { book, reporter, pacing, waits } = this.parts;
     book.fulfil(group, run.position, value);
+    this.itemsInARow = 0;
     reporter?.succeeded(run, value);
     this.heard(value, run);
     pacing.succeeded(run.drops);
@@ -63,22 +95,33 @@ export class Outcomes<T> {
 
   /**
    * A task's try has failed with `error`. Under `retry`, unless the run is stopping, a throttle queues
-   * it to be tried again after a pause and drops the pace. Otherwise it has failed for good, and its
-   * result says why: then it returns true, and the run must stop starting.
+   * it to be tried again after a pause and drops the pace, a transient failure has it wait out its
+   * backoff alone, and an item failure fails it for good while the run goes on. Otherwise it has failed
+   * for good, and its result says why: then it returns true, and the run must stop starting.
    */
   failed(run: TaskRun<T>, error: unknown): boolean {
     this.heard(error, run);
-    const { admission, book, reporter } = this.parts;
+    const { retry } = this;
     const decision =
-      this.retry === undefined || admission.isStopping ? undefined : decideRetry(this.retry, error, run.attempt, run.context);
-    if (decision?.retry !== true) {
-      const reason = decision === undefined ? error : decision.reason;
-      book.reject(run.group, run.position, reason, run.factory);
-      reporter?.failed(run, reason);
-      return true;
+      retry === undefined || this.parts.admission.isStopping ? undefined : decideRetry(retry, error, run.attempt, run.context);
+    switch (decision?.kind) {
+      case 'throttle':
+        this.throttled(run, error, decision.pause);
+        return false;
+      case 'transient':
+        this.transient(run, error, decision.pause);
+        return false;
+      case 'item':
+        if (++this.itemsInARow < (retry as ResolvedRetry).maxConsecutiveItemFailures) {
+          this.itemFailed(run, decision.reason);
+          return false;
+        }
+        this.fatal(run, tooManyItemFailures(this.itemsInARow, decision.reason));
+        return true;
+      default:
+        this.fatal(run, decision === undefined ? error : decision.reason);
+        return true;
     }
-    this.throttled(run, error, decision.pause);
-    return false;
   }
 
   /** Tells the reporter the pace, if someone listens: it reports a change, or a drop. */
@@ -107,6 +150,30 @@ export class Outcomes<T> {
     }
   }
 
+  /** A try failed for good, and so does the run: its result says why. */
+  private fatal(run: TaskRun<T>, reason: unknown): void {
+    this.parts.book.reject(run.group, run.position, reason, run.factory);
+    this.parts.reporter?.failed(run, reason, 'fatal');
+  }
+
+  /** A task failed for good on its own: its result lists it, and the run goes on. */
+  private itemFailed(run: TaskRun<T>, reason: unknown): void {
+    const { book, reporter, pacing } = this.parts;
+    book.failItem(run.group, run.position, reason, run.factory);
+    reporter?.failed(run, reason, 'item');
+    pacing.failedAlone(true);
+  }
+
+  /** A try failed for a reason of its own: the task alone waits `pause` ms to go again; nothing else waits. */
+  private transient(run: TaskRun<T>, error: unknown, pause: number): void {
+    const { backoffs, reporter, pacing } = this.parts;
+    const now = this.clock.now();
+    const due = now + pause;
+    backoffs.push({ group: run.group, position: run.position, factory: run.factory, attempt: run.attempt, reason: error }, due, now);
+    reporter?.retrying(run, error, due);
+    pacing.failedAlone(false);
+  }
+
   /**
    * Under `rateLimit`: what a try's value or error announces of the server's budget, which moves the
    * hold on the next start. A reader that throws reads nothing; its error goes where errors with nowhere to go do.
@@ -129,4 +196,12 @@ export class Outcomes<T> {
     announced.hold.heard(state, now, run.order, tasks.tries);
     gate.changed(before, now, 'rate limit');
   }
+}
+
+/** The reason of the item failure that ends a run for following too many others with no success between. */
+function tooManyItemFailures(count: number, reason: unknown): Error {
+  return new Error(
+    `${count} item failures in a row, with no success between them: the run stops, as after a fatal failure (see retry.maxConsecutiveItemFailures)`,
+    { cause: reason },
+  );
 }

@@ -16,7 +16,7 @@ export interface Unfinished {
 type ReporterHost = Pick<RunnerHost<unknown>, 'now' | 'reportUnhandled'>;
 
 /** The counts of an end, by final account. */
-type Accounts = Pick<RunEnd<unknown>, 'succeeded' | 'failed' | 'abandoned' | 'cancelled' | 'skipped'>;
+type Accounts = Pick<RunEnd<unknown>, 'succeeded' | 'failed' | 'itemFailed' | 'abandoned' | 'cancelled' | 'skipped'>;
 
 export class Reporter<T> {
   /** How many factories have been received: the index of the next. */
@@ -25,6 +25,7 @@ export class Reporter<T> {
   private readonly accounts: { -readonly [K in keyof Accounts]: number } = {
     succeeded: 0,
     failed: 0,
+    itemFailed: 0,
     abandoned: 0,
     cancelled: 0,
     skipped: 0,
@@ -109,28 +110,22 @@ export class Reporter<T> {
     });
   }
 
-  failed(run: TaskRun<T>, reason: unknown): void {
-    this.accounts.failed++;
+  failed(run: TaskRun<T>, reason: unknown, kind: 'item' | 'fatal'): void {
+    this.accounts[kind === 'item' ? 'itemFailed' : 'failed']++;
     const time = this.now();
-    const { index } = run;
-    this.send({
-      type: 'failed',
-      key: this.keyOf(index),
-      index,
-      batch: run.batch,
-      attempt: run.attempt,
-      reason,
-      duration: time - run.startedAt,
-      time,
-    });
+    this.send({ type: 'failed', kind, ...this.tryOf(run), reason, duration: time - run.startedAt, time });
   }
 
   throttled(run: TaskRun<T>, reason: unknown, retryAt: number): void {
     const time = this.now();
-    this.send({ type: 'throttled', ...this.tryOf(run), reason, duration: time - run.startedAt, retryAt, time });
+    this.send({ type: 'throttled', kind: 'throttle', ...this.tryOf(run), reason, duration: time - run.startedAt, retryAt, time });
   }
 
-  /** A task that waited for a retry will not be tried again. */
+  retrying(run: TaskRun<T>, reason: unknown, retryAt: number): void {
+    const time = this.now();
+    this.send({ type: 'retrying', kind: 'transient', ...this.tryOf(run), reason, duration: time - run.startedAt, retryAt, time });
+  }
+
   abandoned(group: ResultGroup<T>, position: number, attempt: number, reason: unknown): void {
     this.accounts.abandoned++;
     const index = group.startIndex + position;

@@ -1,10 +1,10 @@
-import { HttpClient, HttpErrorResponse } from '@angular/common/http';
+import { HttpClient } from '@angular/common/http';
 import { Injectable, InjectionToken, PendingTasks, inject } from '@angular/core';
 import { toSignal } from '@angular/core/rxjs-interop';
 import { Subject, finalize, type Subscription } from 'rxjs';
-import { retryAfter, slowStart, slowStartState, type RunEnd, type SlowStartEvent, type TaskFactory, type TaskKey } from 'rxjs-slow-start';
+import { slowStart, slowStartState, type RunEnd, type SlowStartEvent, type TaskFactory, type TaskKey } from 'rxjs-slow-start';
 
-/** Milliseconds before retrying a throttle that has no `Retry-After`; tests provide a fixed one. */
+/** Milliseconds before retrying a failure whose server did not say how long; tests provide a fixed one. */
 export const RETRY_DELAY = new InjectionToken<number | undefined>('RETRY_DELAY', { factory: () => undefined });
 
 /** Creates items with `POST /api/items` in slow-start batches; `progress` counts them live. */
@@ -15,7 +15,8 @@ export class ItemCreator {
   private readonly events = new Subject<SlowStartEvent>();
   private run?: Subscription;
   private lastEnd?: RunEnd<unknown>;
-  private readonly retry = { maxAttempts: 4, delay: inject(RETRY_DELAY), when: isThrottle };
+  // 429 and 503 slow the run down, no answer (status 0), 502 and 504 retry that item alone, the rest stop it.
+  private readonly retry = { maxAttempts: 4, delay: inject(RETRY_DELAY) };
 
   /** Waiting, in flight, retrying, succeeded, failed, abandoned...: over every run of this service. */
   readonly progress = toSignal(this.events.pipe(slowStartState()), { requireSync: true });
@@ -47,9 +48,4 @@ export class ItemCreator {
       .pipe(finalize(this.pendingTasks.add())) // a server render waits for the run, retry pauses included
       .subscribe({ error: () => undefined }); // the `end` event tells of the failure
   }
-}
-
-/** 429 and 503 ask to slow down, 0 is no answer: retry, after the server's `Retry-After` if it sent one. */
-function isThrottle(error: unknown): boolean | number {
-  return error instanceof HttpErrorResponse && [0, 429, 503].includes(error.status) && (retryAfter(error) ?? true);
 }
