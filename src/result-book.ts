@@ -130,6 +130,8 @@ export class ResultBook<T> {
   /** A task failed as an item: its result lists it, and is emitted all the same. */
   failItem(group: ResultGroup<T>, position: number, reason: unknown, factory: unknown): void {
     group.items.push({ position, reason, factory });
+    // Written, not left a hole: the result's `values` has a slot for every task, as its `map` sees them.
+    group.values[position] = undefined;
     group.settled++;
   }
 
