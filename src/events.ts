@@ -46,8 +46,11 @@ interface RunFields {
  * final account: `succeeded`, `failed`, `abandoned`, `cancelled` or `skipped`.
  */
 export type SlowStartEvent<T = unknown> =
-  /** A run starts: a subscription. Its pace follows, then its tasks' events. */
-  | (RunFields & { readonly type: 'start' })
+  /**
+   * A run starts: a subscription. Its pace follows, then its tasks' events. `total` is how many tasks
+   * it has, when the source says before it is read (an array given to `slowStart`).
+   */
+  | (RunFields & { readonly type: 'start'; readonly total?: number })
   /**
    * A factory arrived from the source (or was pulled from it) and waits to start. It has no `time`:
    * the arrival is the source's doing, and the run reads the clock for what it does (a `timestamp()` on

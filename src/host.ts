@@ -47,6 +47,8 @@ export interface FactoryFeed {
    * request); push-based feeds deliver what they have regardless, and say so with `pushes`.
    */
   request(count: number): void;
+  /** How many factories the source holds, when it says before it is read (an array); `undefined` otherwise. */
+  readonly total?: number;
   /** Set on a push-based feed: `request` does nothing, so the runner need not work out what to ask. */
   readonly pushes?: boolean;
   /**

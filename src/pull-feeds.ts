@@ -24,6 +24,10 @@ class ArrayFeed implements FactoryFeed {
     private readonly sink: FactorySink,
   ) {}
 
+  get total(): number {
+    return this.array.length;
+  }
+
   start(): void {}
 
   request(count: number): void {

@@ -29,6 +29,18 @@ export interface SlowStartState {
   readonly pausedUntil: number | undefined;
   /** Under `retry.learnRate`, the starts allowed per pause, in tasks per second. */
   readonly rate: number | undefined;
+  /**
+   * How many tasks the job has, when the source said so as the run started (an array given to
+   * `slowStart`): the tasks of a resumed run plus those that had succeeded before it.
+   */
+  readonly total: number | undefined;
+  /** Successes per second over the last 10 s of the run, as of its latest success; `undefined` before one. */
+  readonly successRate: number | undefined;
+  /**
+   * The ms left, at `successRate`, for the tasks of `total` not yet succeeded or failed as items, from
+   * the latest success; `undefined` without both.
+   */
+  readonly timeLeft: number | undefined;
   /** How the last run ended; `undefined` while one runs, and before any. */
   readonly ended: RunEnd<unknown>['how'] | undefined;
   /**
@@ -67,9 +79,31 @@ export function initialState(): SlowStartState {
     threshold: undefined,
     pausedUntil: undefined,
     rate: undefined,
+    total: undefined,
+    successRate: undefined,
+    timeLeft: undefined,
     ended: undefined,
     tasks: new Map(),
   };
+}
+
+/** The span of time the success rate is measured over, in ms. */
+const RATE_SPAN = 10_000;
+
+/** When the current run started, and its recent successes' times: one record for the states of one fold, by its task map. */
+const recentSuccesses = new WeakMap<ReadonlyMap<TaskKey, TaskStatus>, { started: number; times: number[] }>();
+
+/** The state after a success at `time`: its rate over the last 10 s of the run, and the time left at it. */
+function withRate(next: { -readonly [K in keyof SlowStartState]: SlowStartState[K] }, time: number): void {
+  const recent = recentSuccesses.get(next.tasks);
+  if (recent === undefined) return;
+  const { times } = recent;
+  times.push(time);
+  while (times[0] <= time - RATE_SPAN) times.shift();
+  const span = Math.min(RATE_SPAN, time - recent.started);
+  if (span <= 0) return;
+  next.successRate = (1000 * times.length) / span;
+  next.timeLeft = next.total === undefined ? undefined : (1000 * Math.max(0, next.total - next.succeeded - next.itemFailed)) / next.successRate;
 }
 
 /**
@@ -86,11 +120,21 @@ export function nextState(state: SlowStartState, event: SlowStartEvent): SlowSta
     const next: { -readonly [K in keyof SlowStartState]: SlowStartState[K] } = { ...state };
     if (before !== undefined) next[before]--;
     next[status]++;
+    if (status === 'succeeded') withRate(next, (event as { time: number }).time);
     return next;
   }
   switch (event.type) {
     case 'start':
-      return { ...state, ended: undefined, pausedUntil: undefined, rate: undefined };
+      recentSuccesses.set(state.tasks, { started: event.time, times: [] });
+      return {
+        ...state,
+        ended: undefined,
+        pausedUntil: undefined,
+        rate: undefined,
+        total: event.total === undefined ? undefined : state.succeeded + event.total,
+        successRate: undefined,
+        timeLeft: undefined,
+      };
     case 'pace':
       return { ...state, limit: event.limit, threshold: event.threshold };
     case 'paused':

@@ -200,7 +200,7 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
   return {
     start() {
       if (phase === Phase.Stopped) return;
-      outcomes.begin();
+      outcomes.begin(intake.total);
       intake.start();
       pump();
     },

@@ -260,3 +260,21 @@ describe('§14: retry without `when`', () => {
     expect(isSlowStartBatchError(r.error)).toBe(true);
   });
 });
+
+describe('progress a terminal wants', () => {
+  it('the start of a run over an array tells its total, and the live state the rate and the time left', () => {
+    const events: SlowStartEvent[] = [];
+    const r = run([[100], [100], [100], [100]], { initialBatchSize: 1, concurrency: 1 });
+    r.scheduler.flush();
+    expect(r.events[0]).toEqual({ type: 'start', total: 4, time: 0 });
+    // One success every 100 ms: 10 a second, and nothing left at the end.
+    expect(r.state).toMatchObject({ total: 4, succeeded: 4, successRate: 10, timeLeft: 0 });
+    slowStart(
+      (function* () {
+        yield () => [1];
+      })(),
+      { events: (event) => events.push(event) },
+    ).subscribe();
+    expect(events[0]).toEqual({ type: 'start', time: expect.any(Number) });
+  });
+});

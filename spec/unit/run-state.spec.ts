@@ -114,4 +114,50 @@ describe('the live state', () => {
     expect(first).toEqual([0, 1, 2]);
     expect(second).toEqual([0, 1]);
   });
+
+  it('a progress line: the total from the start, the rate of the last 10 s of successes, and the time left at it', () => {
+    const succeeded = (key: string, time: number): SlowStartEvent => ({
+      type: 'succeeded',
+      key,
+      index: 0,
+      batch: 0,
+      attempt: 1,
+      value: 1,
+      duration: 1,
+      time,
+    });
+    const itemFailed = (key: string, time: number): SlowStartEvent => ({
+      type: 'failed',
+      kind: 'item',
+      key,
+      index: 0,
+      batch: 0,
+      attempt: 1,
+      reason: 422,
+      duration: 1,
+      time,
+    });
+    const start = fold([{ type: 'start', total: 100, time: 1_000 }]);
+    expect([start.total, start.successRate, start.timeLeft]).toEqual([100, undefined, undefined]);
+    // 10 successes in the first 2 s: 5 a second; 89 left (one failed as an item) take 17.8 s.
+    const events = Array.from({ length: 10 }, (_, i) => succeeded(`s${i}`, 1_200 + 200 * i));
+    const early = [itemFailed('bad', 1_100), ...events].reduce(nextState, start);
+    expect([early.successRate, early.timeLeft]).toEqual([5, (1000 * 89) / 5]);
+    // 20 s later, one success: only what came in the last 10 s counts.
+    const late = nextState(early, succeeded('late', 23_000));
+    expect([late.successRate, late.timeLeft]).toEqual([0.1, (1000 * 88) / 0.1]);
+    // A success at the very instant the run started tells no rate yet.
+    expect(nextState(fold([{ type: 'start', total: 3, time: 5 }]), succeeded('a', 5)).successRate).toBeUndefined();
+  });
+
+  it('a resumed run: its total counts what had succeeded before it, and its rate is its own', () => {
+    const first = fold([
+      { type: 'start', total: 4, time: 0 },
+      { type: 'succeeded', key: 'a', index: 0, batch: 0, attempt: 1, value: 1, duration: 1, time: 1_000 },
+    ]);
+    expect(first.successRate).toBe(1);
+    const resumed = nextState(first, { type: 'start', total: 3, time: 60_000 });
+    expect([resumed.total, resumed.successRate, resumed.timeLeft]).toEqual([4, undefined, undefined]);
+    expect(nextState(resumed, { type: 'start', time: 70_000 }).total).toBeUndefined();
+  });
 });

@@ -67,6 +67,11 @@ export class Intake implements FactorySink {
     return this.feed.pushes !== true;
   }
 
+  /** How many factories the source holds, when it says before it is read; `undefined` otherwise. */
+  get total(): number | undefined {
+    return this.feed.total;
+  }
+
   start(): void {
     this.feed.start();
   }

@@ -70,9 +70,9 @@ export class Outcomes<T> {
     return run.group.settled === run.group.size;
   }
 
-  /** The run starts: the reporter, if any, hears of it and of the pace. */
-  begin(): void {
-    this.parts.reporter?.start();
+  /** The run starts, over `total` tasks when the source says: the reporter, if any, hears of it and of the pace. */
+  begin(total: number | undefined): void {
+    this.parts.reporter?.start(total);
     this.reportPace(false);
   }
 

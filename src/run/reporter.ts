@@ -61,9 +61,9 @@ export class Reporter<T> {
   }
 
   /** The run starts. */
-  start(): void {
+  start(total: number | undefined): void {
     this.begun = true;
-    this.send({ type: 'start', time: this.now() });
+    this.send(total === undefined ? { type: 'start', time: this.now() } : { type: 'start', total, time: this.now() });
   }
 
   /** A factory has arrived. */
