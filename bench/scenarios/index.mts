@@ -1,4 +1,5 @@
 import type { Scenario } from '../harness.mjs';
+import { bulkImport } from './bulk-import.mjs';
 import { eventsCost } from './events-cost.mjs';
 import { idle } from './idle.mjs';
 import { manyClients } from './many-clients.mjs';
@@ -26,4 +27,5 @@ export const scenarios: readonly Scenario[] = [
   manyClients,
   eventsCost,
   realLimiters,
+  bulkImport,
 ];
