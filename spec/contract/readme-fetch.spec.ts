@@ -1,7 +1,7 @@
 /**
  * Every `fetch` snippet of README.md, run as written against a server on 127.0.0.1 that answers as
  * APIs do: a 422 for a bad record, a 429 with `Retry-After` and a 503 without, each once for some
- * requests. The snippets are read from README.md each time and compiled as the README check compiles
+ * requests, and a 415 for a body that does not say it is JSON. The snippets are read from README.md each time and compiled as the README check compiles
  * them; a relative URL is resolved against the server, as a page's `fetch` resolves it against its
  * origin. Each test checks that the snippet does what its text says.
  */
@@ -54,6 +54,12 @@ async function startApi(bad: Set<string>, throttled: Set<string>, unavailable: S
     let body = '';
     request.on('data', (chunk: Buffer) => (body += chunk.toString()));
     request.on('end', () => {
+      // As an API behind `express.json()`: a body must say it is JSON, or it is not read.
+      if (body !== '' && request.headers['content-type'] !== 'application/json') {
+        answered.push(415);
+        response.writeHead(415).end();
+        return;
+      }
       const id = idOf(request.url ?? '', body);
       const first = !seen.has(id);
       seen.add(id);

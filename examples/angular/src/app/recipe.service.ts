@@ -15,7 +15,7 @@ export class ItemCreator {
   private readonly events = new Subject<SlowStartEvent>();
   private run?: Subscription;
   private lastEnd?: RunEnd<unknown>;
-  // 429 and 503 slow the run down, no answer (status 0), 502 and 504 retry that item alone, the rest stop it.
+  // 429 (and 503 with Retry-After) slows the run down; no answer (status 0), 502, 503 and 504 retry that item alone; the rest stops it.
   private readonly retry = { maxAttempts: 4, delay: inject(RETRY_DELAY) };
 
   /** Waiting, in flight, retrying, succeeded, failed, abandoned...: over every run of this service. */
