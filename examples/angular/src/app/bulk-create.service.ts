@@ -92,7 +92,14 @@ interface JobView {
 const noRun: JobView = { run: 0, sent: [] };
 
 /** The cell state each event of a try leaves its request in; a success says its outcome's kind. */
-const cellOf = { started: 'in-flight', failed: 'failed', throttled: 'retrying', abandoned: 'abandoned', cancelled: 'cancelled' } as const;
+const cellOf = {
+  started: 'in-flight',
+  failed: 'failed',
+  throttled: 'retrying',
+  retrying: 'retrying',
+  abandoned: 'abandoned',
+  cancelled: 'cancelled',
+} as const;
 
 /**
  * Creates many items through `POST /api/items` the way Kubernetes' ReplicaSet controller creates pods:
