@@ -103,7 +103,8 @@ function withRate(next: { -readonly [K in keyof SlowStartState]: SlowStartState[
   const span = Math.min(RATE_SPAN, time - recent.started);
   if (span <= 0) return;
   next.successRate = (1000 * times.length) / span;
-  next.timeLeft = next.total === undefined ? undefined : (1000 * Math.max(0, next.total - next.succeeded - next.itemFailed)) / next.successRate;
+  next.timeLeft =
+    next.total === undefined ? undefined : (1000 * Math.max(0, next.total - next.succeeded - next.itemFailed)) / next.successRate;
 }
 
 /**

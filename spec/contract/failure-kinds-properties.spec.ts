@@ -9,7 +9,8 @@
  * - item failures never stop a run below the bound: a run fails only on a fatal try, a task out of tries,
  *   or the `maxConsecutiveItemFailures`-th item failure in a row with no success between (once it has
  *   stopped, the tries still in flight are not classified: they fail as the run has);
- * - no more tries are in flight than `concurrency`, and each task's tries are numbered 1, 2, 3, ...
+ * - no more tries are in flight than `concurrency`, nor than the pace allows (§9), and each task's tries
+ *   are numbered 1, 2, 3, ...
  */
 import fc from 'fast-check';
 import { from, map, mergeMap, throwError, timer, VirtualTimeScheduler } from 'rxjs';
@@ -147,6 +148,23 @@ function checkRules(s: Scenario, { events, starts, outcome }: Observed): void {
     expect(attempts).toEqual(attempts.map((_, i) => i + 1));
   }
   for (const start of starts) expect(start.inFlight).toBeLessThanOrEqual(s.options.concurrency);
+
+  // §9's bound, in the order the run reports: in window pacing a try starts only while fewer than the
+  // pace's limit are in flight; in batch pacing no batch holds more than the largest limit announced.
+  let inFlight = 0;
+  let limit = 0;
+  let largest = 0;
+  for (const event of events) {
+    if (event.type === 'pace') {
+      limit = event.limit;
+      largest = Math.max(largest, limit);
+    } else if (event.type === 'started') {
+      inFlight++;
+      expect(inFlight).toBeLessThanOrEqual(Math.min(s.options.concurrency, s.options.pacing === 'window' ? limit : largest));
+    } else if (event.type === 'succeeded' || event.type === 'failed' || event.type === 'throttled' || event.type === 'retrying') {
+      inFlight--;
+    }
+  }
 
   // No try starts before the `retryAt` its task's last failure promised.
   for (const event of events) {

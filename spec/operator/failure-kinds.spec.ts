@@ -209,6 +209,16 @@ describe('§14: a transient failure and the barrier of batch pacing', () => {
     expect(r.tries.filter((t) => t.at === 41).map((t) => t.index)).toEqual([0, 3, 4, 5]);
   });
 
+  it('a batch closed by a transient failure or a failed item reports the pace it grew to before the next starts', () => {
+    const r = run([[{ status: 504 }, 5], [5], [5]], { retry: { delay: 0 } });
+    r.scheduler.flush();
+    const lines = r.events.flatMap((event) =>
+      event.type === 'pace' ? [`pace ${event.limit}`] : event.type === 'started' ? [`start ${event.index}`] : [],
+    );
+    // Batch 1 is task 0 alone; its transient failure closes it, and the pace grows to 2 before batch 2.
+    expect(lines.slice(0, 4)).toEqual(['pace 1', 'start 0', 'pace 2', 'start 1']);
+  });
+
   it('a batch whose every try failed as an item does not grow the pace', () => {
     const bad = [{ status: 422 }];
     const r = run([[5], bad, bad, [5], [5], [5], [5]], { retry: { ...items, maxConsecutiveItemFailures: 10 } });

@@ -162,6 +162,8 @@ export class Outcomes<T> {
     book.failItem(run.group, run.position, reason, run.factory);
     reporter?.failed(run, reason, 'item');
     pacing.failedAlone(true);
+    // The try settled its slot: the batch it closes may have grown the pace.
+    this.reportPace(false);
   }
 
   /** A try failed for a reason of its own: the task alone waits `pause` ms to go again; nothing else waits. */
@@ -172,6 +174,7 @@ export class Outcomes<T> {
     backoffs.push({ group: run.group, position: run.position, factory: run.factory, attempt: run.attempt, reason: error }, due, now);
     reporter?.retrying(run, error, due);
     pacing.failedAlone(false);
+    this.reportPace(false);
   }
 
   /**
