@@ -7,7 +7,7 @@
  *   `when` says "422 is an item" and leaves the rest to the default; no `delay` of its own.
  * - `before-kinds`: the recipe before the kinds: every 429, 503 or dropped request a throttle (with its
  *   `Retry-After`, else the backoff), a 422 returned as a value and counted by hand, `rateLimit: true`.
- * - `p-queue`: p-queue 8 (32 at a time) and p-retry 6 (5 retries), as a user writes them: a 429 pauses the
+ * - `p-queue`: p-queue 8 (32 at a time) and p-retry 6 (10 retries, 5 s apart at most), as a user writes them: a 429 pauses the
  *   queue for its `Retry-After`, a 503 or a dropped request is retried after p-retry's backoff, a 422
  *   is not retried.
  */
@@ -93,7 +93,7 @@ async function pQueue(): Promise<void> {
         if (response.status === 422) throw new AbortError('422');
         if (!response.ok) throw new Error(String(response.status));
       },
-      { retries: 5, minTimeout: 500 },
+      { retries: 10, minTimeout: 500, maxTimeout: 5_000 },
     ).then(
       () => created++,
       (error: unknown) => {

@@ -136,7 +136,7 @@ export const bulkImport: Scenario = {
         `(2 %), and counts what it creates. One client process with real \`fetch\` posts ${RECORDS} records: \`kinds\` is the README's ` +
         `recipe (\`slowStart\`, window pacing, \`maxBatchSize: 32\`, \`rateLimit: true\`, \`retry.when\` saying "422 is an item" and ` +
         `leaving the rest to the default, no \`delay\`); \`before-kinds\` the recipe before the kinds (429, 503 and a dropped request ` +
-        `are throttles, a 422 a value counted by hand); \`p-queue\` p-queue 8.1 (32 at a time) with p-retry 6.2 (5 retries), a 429 ` +
+        `are throttles, a 422 a value counted by hand); \`p-queue\` p-queue 8.1 (32 at a time) with p-retry 6.2 (10 retries, at most 5 s apart), a 429 ` +
         `pausing the queue for its \`Retry-After\`. The strategies alternate in each of ${REPETITIONS} repetitions; makespans are ` +
         `the client's, medians of the repetitions. The floor: the ${requests} requests the job needs at the least, at ${RATE} a second.`,
       figures,
