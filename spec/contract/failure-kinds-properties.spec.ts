@@ -9,6 +9,7 @@
  * - item failures never stop a run below the bound: a run fails only on a fatal try, a task out of tries,
  *   or the `maxConsecutiveItemFailures`-th item failure in a row with no success between (once it has
  *   stopped, the tries still in flight are not classified: they fail as the run has);
+ * - the pace drops only right after a throttle, once per throttle at most, to `initialBatchSize` (§10);
  * - no more tries are in flight than `concurrency`, nor than the pace allows (§9), and each task's tries
  *   are numbered 1, 2, 3, ...
  */
@@ -172,6 +173,18 @@ function checkRules(s: Scenario, { events, starts, outcome }: Observed): void {
     const next = starts.find((start) => start.index === event.index && start.attempt === event.attempt + 1);
     if (next !== undefined) expect(next.at).toBeGreaterThanOrEqual(event.retryAt);
   }
+
+  // §10's drop: the pace drops only on a throttle, at most once per one, and starts again from
+  // initialBatchSize.
+  const drops = events.filter((event) => event.type === 'pace' && event.dropped);
+  expect(drops.length).toBeLessThanOrEqual(events.filter((event) => event.type === 'throttled').length);
+  for (const drop of drops) if (drop.type === 'pace') expect(drop.limit).toBe(s.options.initialBatchSize);
+  // Each drop is told right after the throttle that caused it, and the pause that throttle began.
+  events.forEach((event, at) => {
+    if (event.type !== 'pace' || !event.dropped) return;
+    const before = events.slice(0, at).filter((earlier) => earlier.type !== 'paused');
+    expect(before.at(-1)?.type).toBe('throttled');
+  });
 
   // A transient failure never pauses the run nor drops the pace.
   if (!events.some((event) => event.type === 'throttled')) {
