@@ -93,8 +93,23 @@ describe('StartGate', () => {
     expect(gate.isShut()).toBe(false);
     clock.time = 5;
     wait.at = 5;
+    gate.changed(-Infinity, 5, 'throttle');
     expect(gate.isShut()).toBe(false);
     wait.at = 6;
+    gate.changed(5, 5, 'throttle');
+    expect(gate.isShut()).toBe(true);
+    clock.time = 6;
+    expect(gate.isShut()).toBe(false);
+  });
+
+  it('answers from the waits as `changed` last found them: a wait that moves is followed by `changed`', () => {
+    const wait = fixed(-Infinity, true);
+    const { gate, clock } = gateOver([wait]);
+    clock.time = 0;
+    wait.at = 10;
+    // Not told yet: the gate still answers what it last found.
+    expect(gate.isShut()).toBe(false);
+    gate.changed(-Infinity, 0, 'throttle');
     expect(gate.isShut()).toBe(true);
   });
 

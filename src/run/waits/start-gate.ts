@@ -20,6 +20,11 @@ export class StartGate {
   private stopped = false;
   /** When the try starting now started, read once for every wait that hears of it. */
   private startTime = NaN;
+  /**
+   * The latest of the waits' answers, as `changed` last found it: a wait's answer only moves when it
+   * is told of a start or of what a try heard, and each is followed by `changed`.
+   */
+  private openTime = -Infinity;
 
   /**
    * @param waits Every source of waiting of the run.
@@ -54,7 +59,7 @@ export class StartGate {
 
   /** Whether no task may start now. */
   isShut(): boolean {
-    const at = this.openAt();
+    const at = this.openTime;
     // No clock read on the way of a run that has never waited.
     return at !== -Infinity && at > this.clock.now();
   }
@@ -82,7 +87,7 @@ export class StartGate {
    * ends the pause now.
    */
   changed(before: number, now: number, cause: PauseCause): void {
-    const until = this.openAt();
+    const until = (this.openTime = this.openAt());
     if (until === before || (until <= now && before <= now)) return;
     this.moved();
     this.reporter?.paused(Math.max(until, now), cause);

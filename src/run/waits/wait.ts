@@ -7,7 +7,9 @@ export type PauseCause = 'throttle' | 'learned rate' | 'rate limit';
 
 /**
  * One source of waiting: the throttle's pause, the learned rate, the announced budget. Each is told what
- * happened through methods of its own, with the time it happened; it reads no clock.
+ * happened through methods of its own, with the time it happened; it reads no clock. Its answer moves
+ * only when it is told something, and whoever tells it then calls the gate's `changed` (or it is told
+ * through the gate's `started`): the gate answers from what `changed` last found.
  */
 export interface Wait {
   /** What a `paused` event names when this wait moves the end of the pause. */
