@@ -698,7 +698,7 @@ describe('runDemo with --retry', () => {
 
   it('passes the server Retry-After to slow start, and no other error', () => {
     const when = demoRetryOptions({ rate: 1, burst: 1, attempts: 4 }).when!;
-    const context = { index: 0, batch: 0, attempt: 1, signal: new AbortController().signal };
+    const context = { index: 0, batch: 0, attempt: 1, key: 0, inDoubt: false, signal: new AbortController().signal };
     expect(when(new RateLimitedError(0, 3), context)).toBe(3000);
     expect(when(new QuotaExceededError(0, 0), context)).toBe(true);
     expect(when(new Error('500'), context)).toBe(false);

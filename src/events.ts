@@ -1,5 +1,6 @@
 // What a run reports while it runs (§12): one event per thing it does, delivered to the `events`
 // option's observer synchronously and in the order the run saw them.
+import type { SlowStartCheckpoint } from './checkpoint/checkpoint.js';
 import type { BatchResult, TaskFactory } from './types.js';
 
 /**
@@ -50,7 +51,14 @@ export type SlowStartEvent<T = unknown> =
    * A run starts: a subscription. Its pace follows, then its tasks' events. `total` is how many tasks
    * it has, when the source says before it is read (an array given to `slowStart`).
    */
-  | (RunFields & { readonly type: 'start'; readonly total?: number })
+  | (RunFields & {
+      readonly type: 'start';
+      readonly total?: number;
+      /** What the source is, for a checkpoint: its `keys` hashed, or its length; `''` when the run cannot tell. */
+      readonly fingerprint: string;
+      /** The checkpoint the run resumes (the `resume` option), whose counts its checkpoints carry on. */
+      readonly resumed?: SlowStartCheckpoint;
+    })
   /**
    * A factory arrived from the source (or was pulled from it) and waits to start. It has no `time`:
    * the arrival is the source's doing, and the run reads the clock for what it does (a `timestamp()` on

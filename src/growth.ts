@@ -26,6 +26,11 @@ export function nextBatchSize(ranSize: number, options: GrowthOptions): number {
   return Math.min(options.maxBatchSize, Math.max(options.initialBatchSize, wanted));
 }
 
+/** `size` as a whole number within `initialBatchSize` and `maxBatchSize`: a pace taken up from elsewhere. */
+export function withinSizes(size: number, options: GrowthOptions): number {
+  return Math.min(options.maxBatchSize, Math.max(options.initialBatchSize, Math.floor(size)));
+}
+
 /** `ceil(grown)`, where a product within floating-point noise of a whole number is that number. */
 function ceilBeyondNoise(grown: number): number {
   const nearest = Math.round(grown);

@@ -1,6 +1,7 @@
 // The options of `slowStartBatch()` and `slowStart()`, as a user writes them: every one documented,
 // with its default. resolve-options.ts validates them and fills in the defaults.
 import type { SchedulerLike } from 'rxjs';
+import type { SlowStartCheckpoint } from './checkpoint/checkpoint.js';
 import type { EventsObserver, TaskKey } from './events.js';
 import type { RateLimitState } from './rate-limit.js';
 import type { RetryOptions } from './retry/retry-options.js';
@@ -93,6 +94,43 @@ export interface CommonOptions<T = unknown> {
    * @default undefined (each task's key is its index)
    */
   keys?: readonly TaskKey[];
+  /**
+   * Resumes a job from a checkpoint that `slowStartCheckpoint()` made of an earlier run's events, in
+   * this process or one that was killed. Give it the same source and `keys`:
+   * - a task the checkpoint has as succeeded, or failed for good as an item, is left out: it is not
+   *   invoked, and has no events; the run's indexes count the tasks it runs, its keys are the source's;
+   * - a task it has in doubt (started, with no known end) is invoked again with the same key, and a
+   *   context whose `inDoubt` is `true`: send the key as an `Idempotency-Key`;
+   * - its pace is taken up when the checkpoint is at most `freshFor` ms old, and a pause it recorded
+   *   is kept while it lasts; otherwise the run starts from `initialBatchSize`;
+   * - a source whose fingerprint (its `keys` hashed, or its length) differs from the checkpoint's makes
+   *   the stream error at once with a `RangeError`, before any task starts, unless `changedSource` is
+   *   `'accept'`.
+   *
+   * `undefined` and `null` resume nothing, so what a store returns when it holds nothing can be
+   * passed as it is. A checkpoint that is not one (a wrong version, a field missing) is a `TypeError`
+   * when `slowStart()` or `slowStartBatch()` is called, naming the field.
+   * @default undefined (a new job)
+   */
+  resume?: SlowStartCheckpoint | ResumeOptions | null;
+}
+
+/** The `resume` option in full. */
+export interface ResumeOptions {
+  /** The checkpoint to resume; `undefined` and `null` resume nothing. */
+  readonly checkpoint: SlowStartCheckpoint | null | undefined;
+  /**
+   * What to do with a source whose fingerprint differs from the checkpoint's: `'refuse'` errors the
+   * stream before any task starts; `'accept'` runs it, leaving out the keys the checkpoint has done.
+   * @default 'refuse'
+   */
+  readonly changedSource?: 'refuse' | 'accept';
+  /**
+   * How old, in ms on the scheduler's clock (the wall clock by default), the checkpoint may be for its
+   * pace to be taken up.
+   * @default 60000
+   */
+  readonly freshFor?: number;
 }
 
 /**

@@ -8,6 +8,19 @@ import { resolveRetry, type ResolvedRetry } from './retry/retry-options.js';
 import { MAX_TIMER_DELAY } from './timer-limit.js';
 import type { BatchPacingOptions, SlowStartOptions } from './options.js';
 import type { Refusal } from './run/intake.js';
+import { readCheckpoint, type SlowStartCheckpoint } from './checkpoint/checkpoint.js';
+
+/** The `resume` option, checked, with its defaults. */
+export interface ResolvedResume {
+  readonly checkpoint: SlowStartCheckpoint;
+  /** Whether a source whose fingerprint differs from the checkpoint's is run all the same. */
+  readonly changedSource: boolean;
+  /** How old, in ms on the run's clock, a checkpoint's pace may be and still be trusted. */
+  readonly freshFor: number;
+}
+
+/** How long a checkpoint's pace is trusted by default: a minute, a common rate-limit window. */
+export const DEFAULT_FRESH_FOR = 60_000;
 
 /** {@link SlowStartOptions} after validation, with every default filled in. */
 export interface ResolvedOptions {
@@ -29,6 +42,7 @@ export interface ResolvedOptions {
   readonly keys: readonly TaskKey[] | undefined;
   /** The first task past the end of `keys` whose index is a key of `keys`: the run refuses it when it comes. */
   readonly keyClash: Refusal | undefined;
+  readonly resume: ResolvedResume | undefined;
   /** `undefined` stands for `asyncScheduler`, filled in by the adapter so that this file needs no RxJS at run time. */
   readonly scheduler: SchedulerLike | undefined;
 }
@@ -46,6 +60,7 @@ const optionNames: ReadonlyArray<keyof BatchPacingOptions> = [
   'rateLimit',
   'events',
   'keys',
+  'resume',
 ];
 
 /**
@@ -68,6 +83,7 @@ export function resolveOptions(options: unknown): ResolvedOptions {
       events: undefined,
       keys: undefined,
       keyClash: undefined,
+      resume: undefined,
       scheduler: undefined,
     };
   }
@@ -101,6 +117,7 @@ export function resolveOptions(options: unknown): ResolvedOptions {
     rateLimit: resolveRateLimit((options as { rateLimit?: unknown }).rateLimit),
     events: resolveEvents((options as { events?: unknown }).events),
     ...resolveKeys((options as { keys?: unknown }).keys),
+    resume: resolveResume((options as { resume?: unknown }).resume),
     scheduler,
   };
 }
@@ -164,6 +181,26 @@ function resolveKeys(option: unknown): Pick<ResolvedOptions, 'keys' | 'keyClash'
     }
   }
   return { keys: keys as TaskKey[], keyClash: clash && clashWith(clash.index, clash.position) };
+}
+
+/**
+ * The `resume` option: a checkpoint, or `{ checkpoint, changedSource, freshFor }`. `undefined` and
+ * `null` resume nothing, so that what a store returns when it holds nothing can be passed as it is.
+ */
+function resolveResume(option: unknown): ResolvedResume | undefined {
+  if (option === undefined || option === null) return undefined;
+  if (typeof option !== 'object' || !('checkpoint' in option)) {
+    return { checkpoint: readCheckpoint(option), changedSource: false, freshFor: DEFAULT_FRESH_FOR };
+  }
+  const { checkpoint, changedSource = 'refuse', freshFor = DEFAULT_FRESH_FOR } = option as Record<string, unknown>;
+  if (changedSource !== 'refuse' && changedSource !== 'accept') {
+    throw new TypeError(expected('resume.changedSource', "'refuse' or 'accept'", changedSource));
+  }
+  if (typeof freshFor !== 'number' || !(freshFor >= 0)) {
+    throw new TypeError(expected('resume.freshFor', 'a number of milliseconds >= 0', freshFor));
+  }
+  if (checkpoint === undefined || checkpoint === null) return undefined;
+  return { checkpoint: readCheckpoint(checkpoint, 'resume.checkpoint'), changedSource: changedSource === 'accept', freshFor };
 }
 
 /** The refusal of task `index`, whose key, its index, is `keys[position]` already. */

@@ -22,6 +22,8 @@ import { RetryQueue } from './run/retry-queue.js';
 import { TaskSet } from './run/task-set.js';
 import { StartGate } from './run/waits/start-gate.js';
 import { createWaits } from './run/waits/waits.js';
+import { begin } from './run/resumption.js';
+import { TaskKeys } from './run/task-keys.js';
 import type { TaskRun } from './task-run.js';
 
 /** One subscriber's run, as `createRunner` returns it. */
@@ -65,11 +67,12 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
   let pumpAgain = false;
 
   const reportUnhandled = (error: unknown) => host.reportUnhandled(error);
-  const reporter = options.events === undefined ? undefined : new Reporter<T>(options.events, options.keys, host);
+  const keys = new TaskKeys(options.keys, options.resume);
+  const reporter = options.events === undefined ? undefined : new Reporter<T>(options.events, keys, host);
   const book = new ResultBook<T>();
-  const tasks = new TaskSet<T>(host, settled, reporter);
+  const tasks = new TaskSet<T>(host, settled, reporter, keys);
   const flush = options.flushAfter === undefined ? undefined : new FlushClock(options.flushAfter, host, pump);
-  const intake = new Intake(createFeed, options.keyClash, {
+  const intake = new Intake(createFeed, options.keyClash, keys, {
     arrived() {
       reporter?.arrived();
       flush?.arrived();
@@ -78,6 +81,7 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
       else pump();
     },
     ended: pump,
+    leftOut: pump,
     failed() {
       stopStarting();
       pump();
@@ -85,7 +89,7 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
     reportUnhandled,
   });
   const pieces = { intake, tasks, book, flush, reporter, wake: pump, stop: stopStarting };
-  const { backoffs, gate, admission, outcomes } = createAdmission(options, host, pieces);
+  const { backoffs, gate, admission, outcomes, pacing, waits } = createAdmission(options, host, pieces);
   const ending = { host, book, reporter };
 
   /**
@@ -200,9 +204,7 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
   return {
     start() {
       if (phase === Phase.Stopped) return;
-      outcomes.begin(intake.total);
-      intake.start();
-      pump();
+      if (begin(options, host, { intake, outcomes, pacing, waits, gate, close })) pump();
     },
     stop() {
       if (phase === Phase.Stopped) return;
@@ -233,7 +235,7 @@ function createAdmission<T>(
   const gate = new StartGate(waits.all, host, wake, () => admission.invalidate(), reporter);
   const admission = new Admission<T>(pacing, options.concurrency, gate, { ...parts, retries, backoffs });
   const outcomes = new Outcomes<T>(options, host, { ...parts, pacing, admission, gate, waits, retries, backoffs, stop });
-  return { backoffs, gate, admission, outcomes };
+  return { backoffs, gate, admission, outcomes, pacing, waits };
 }
 
 /** The run's pieces that the end of a cancelled run accounts for. */

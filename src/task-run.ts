@@ -1,6 +1,7 @@
 import type { Cancellable, TaskObserver } from './host.js';
 import type { ResultGroup } from './result-book.js';
 import { createContext, type ContextSource } from './task-context.js';
+import type { TaskKey } from './events.js';
 import type { TaskContext } from './types.js';
 
 /**
@@ -40,6 +41,10 @@ export class TaskRun<T> implements TaskObserver, ContextSource {
     readonly drops: number,
     /** The try's place among the run's tries in the order they started, from 1. */
     readonly order: number,
+    /** The task's key, the same across runs. */
+    readonly key: TaskKey,
+    /** Whether a checkpoint the run resumes had the task in doubt: an earlier try may have taken effect. */
+    readonly inDoubt: boolean,
     /** The runner's `settle`. */
     private readonly onSettle: (run: TaskRun<T>, fulfilled: boolean, outcome: unknown) => void,
   ) {

@@ -1,12 +1,14 @@
 import type { ObservableInput, ObservedValueOf } from 'rxjs';
+import type { TaskKey } from './events.js';
 
 /**
  * What a task factory is told about the task it is asked to start.
  *
  * A context is an ordinary object: its prototype is `Object.prototype` and its own enumerable
- * properties are exactly `index`, `batch`, `attempt` and `signal`, so `console.log(context)` shows
- * those four and nothing of the run behind them, and `{ ...context }` or `Object.assign({}, context)`
- * copies all four: the copy's `signal` is the task's own, and aborts when the task is torn down.
+ * properties are exactly `index`, `batch`, `attempt`, `key`, `inDoubt` and `signal`, so
+ * `console.log(context)` shows those six and nothing of the run behind them, and `{ ...context }` or
+ * `Object.assign({}, context)` copies all six: the copy's `signal` is the task's own, and aborts when
+ * the task is torn down.
  *
  * Its fields are copies: nothing written to it changes what the run sees, and a
  * factory may freeze or seal it (a store that deep-freezes what it holds does); `signal` still works.
@@ -25,6 +27,17 @@ export interface TaskContext {
   readonly batch: number;
   /** Which try this is: 1 for the first, 2 for the first retry under the `retry` option. */
   readonly attempt: number;
+  /**
+   * The task's key, the same in every run of the job: `keys[index]` under the `keys` option, else
+   * its position in the source. Send it as an `Idempotency-Key` header, and a server that honours it
+   * creates nothing twice when a resumed run sends a task again.
+   */
+  readonly key: TaskKey;
+  /**
+   * `true` when the checkpoint the run resumes (the `resume` option) had the task started with no
+   * known end: an earlier try may have taken effect. `false` otherwise.
+   */
+  readonly inDoubt: boolean;
   /**
    * Aborts when the task is torn down because the subscriber unsubscribed. Pass it to `fetch()` or
    * anything else that takes an `AbortSignal`. It is a getter, and its `AbortController` is made on

@@ -5,7 +5,7 @@ import ts from 'typescript';
 
 const src = join(__dirname, '..', '..', 'src');
 /** The adapter files: the only ones that may use RxJS at run time. */
-const adapters = ['rxjs-adapter.ts', 'slow-start.ts', 'slow-start-batch.ts', 'slow-start-state.ts', 'index.ts'];
+const adapters = ['rxjs-adapter.ts', 'slow-start.ts', 'slow-start-batch.ts', 'slow-start-state.ts', 'slow-start-checkpoint.ts', 'index.ts'];
 const algorithm = (readdirSync(src, { recursive: true }) as string[]).filter((file) => file.endsWith('.ts') && !adapters.includes(file));
 
 describe('architecture', () => {
@@ -35,10 +35,13 @@ describe("the runner's pieces", () => {
       'next-task.ts',
       'outcomes.ts',
       'reporter.ts',
+      'resumption.ts',
       'retry-queue.ts',
+      'task-keys.ts',
       'task-set.ts',
       join('waits', 'announced-hold.ts'),
       join('waits', 'learned-spacing.ts'),
+      join('waits', 'restored-pause.ts'),
       join('waits', 'start-gate.ts'),
       join('waits', 'throttle-pause.ts'),
       join('waits', 'wait.ts'),

@@ -58,6 +58,8 @@ describe('types', () => {
       readonly index: number;
       readonly batch: number;
       readonly attempt: number;
+      readonly key: string | number;
+      readonly inDoubt: boolean;
       readonly signal: AbortSignal;
     }>();
     const error: unknown = undefined;

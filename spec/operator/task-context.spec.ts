@@ -45,7 +45,7 @@ describe('a copied TaskContext', () => {
         return of(0);
       },
     ]).subscribe();
-    expect(keys).toEqual(['attempt', 'batch', 'index', 'signal']);
+    expect(keys).toEqual(['attempt', 'batch', 'inDoubt', 'index', 'key', 'signal']);
   });
 });
 
@@ -73,10 +73,17 @@ describe('the TaskContext a factory is given', () => {
       },
     ]).subscribe({ error: (reason: unknown) => (error = reason) });
     expect(error).toBeUndefined();
-    expect(seen).toEqual([true, ['index', 'batch', 'attempt', 'signal'], true, '[object Object]', '[object Object]', '[object Object]']);
+    expect(seen).toEqual([
+      true,
+      ['index', 'batch', 'attempt', 'key', 'inDoubt', 'signal'],
+      true,
+      '[object Object]',
+      '[object Object]',
+      '[object Object]',
+    ]);
   });
 
-  it('shows its four fields when inspected or logged, and nothing of the runner or of other tasks', () => {
+  it('shows its six fields when inspected or logged, and nothing of the runner or of other tasks', () => {
     let shown = '';
     slowStart(
       [
@@ -88,7 +95,7 @@ describe('the TaskContext a factory is given', () => {
       ],
       { initialBatchSize: 2 },
     ).subscribe();
-    expect(shown).toBe('{ index: 1, batch: 0, attempt: 1, signal: [Getter/Setter] }');
+    expect(shown).toBe('{\n  index: 1,\n  batch: 0,\n  attempt: 1,\n  key: 1,\n  inDoubt: false,\n  signal: [Getter/Setter]\n}');
     for (const name of [...internalNames, 'another task']) expect([name, shown.includes(name)]).toEqual([name, false]);
   });
 

@@ -27,9 +27,11 @@ function setUp({ pushes, stopError, refusal }: { pushes?: true; stopError?: Erro
       return feed;
     },
     refusal,
+    { leavesOut: () => false },
     {
       arrived: () => told.push('arrived'),
       ended: () => told.push('ended'),
+      leftOut: () => told.push('leftOut'),
       failed: () => told.push('failed'),
       reportUnhandled: (error) => unhandled.push(error),
     },

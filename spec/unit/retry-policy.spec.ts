@@ -7,7 +7,14 @@ import type { ResolvedRetry } from '../../src/retry/retry-options';
 import { decideRetry } from '../../src/retry/retry-policy';
 import type { TaskContext } from '../../src/types';
 
-const context = (attempt: number): TaskContext => ({ index: 0, batch: 0, attempt, signal: new AbortController().signal });
+const context = (attempt: number): TaskContext => ({
+  index: 0,
+  batch: 0,
+  attempt,
+  key: 0,
+  inDoubt: false,
+  signal: new AbortController().signal,
+});
 const policy = (retry: Partial<ResolvedRetry>): ResolvedRetry => ({
   when: () => true,
   maxAttempts: 3,

@@ -86,7 +86,7 @@ describe('the live state', () => {
     ]);
     // A run cancelled during a pause is not paused once it has ended.
     expect([state.limit, state.threshold, state.pausedUntil, state.rate, state.ended]).toEqual([4, 2, undefined, 12, 'cancelled']);
-    const next = nextState(state, { type: 'start', time: 3 });
+    const next = nextState(state, { type: 'start', fingerprint: '', time: 3 });
     expect([next.limit, next.pausedUntil, next.rate, next.ended]).toEqual([4, undefined, undefined, undefined]);
   });
 
@@ -137,7 +137,7 @@ describe('the live state', () => {
       duration: 1,
       time,
     });
-    const start = fold([{ type: 'start', total: 100, time: 1_000 }]);
+    const start = fold([{ type: 'start', fingerprint: '', total: 100, time: 1_000 }]);
     expect([start.total, start.successRate, start.timeLeft]).toEqual([100, undefined, undefined]);
     // 10 successes in the first 2 s: 5 a second; 89 left (one failed as an item) take 17.8 s.
     const events = Array.from({ length: 10 }, (_, i) => succeeded(`s${i}`, 1_200 + 200 * i));
@@ -147,17 +147,17 @@ describe('the live state', () => {
     const late = nextState(early, succeeded('late', 23_000));
     expect([late.successRate, late.timeLeft]).toEqual([0.1, (1000 * 88) / 0.1]);
     // A success at the very instant the run started tells no rate yet.
-    expect(nextState(fold([{ type: 'start', total: 3, time: 5 }]), succeeded('a', 5)).successRate).toBeUndefined();
+    expect(nextState(fold([{ type: 'start', fingerprint: '', total: 3, time: 5 }]), succeeded('a', 5)).successRate).toBeUndefined();
   });
 
   it('a resumed run: its total counts what had succeeded before it, and its rate is its own', () => {
     const first = fold([
-      { type: 'start', total: 4, time: 0 },
+      { type: 'start', fingerprint: '', total: 4, time: 0 },
       { type: 'succeeded', key: 'a', index: 0, batch: 0, attempt: 1, value: 1, duration: 1, time: 1_000 },
     ]);
     expect(first.successRate).toBe(1);
-    const resumed = nextState(first, { type: 'start', total: 3, time: 60_000 });
+    const resumed = nextState(first, { type: 'start', fingerprint: '', total: 3, time: 60_000 });
     expect([resumed.total, resumed.successRate, resumed.timeLeft]).toEqual([4, undefined, undefined]);
-    expect(nextState(resumed, { type: 'start', time: 70_000 }).total).toBeUndefined();
+    expect(nextState(resumed, { type: 'start', fingerprint: '', time: 70_000 }).total).toBeUndefined();
   });
 });

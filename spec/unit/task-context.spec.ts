@@ -18,6 +18,8 @@ describe('createContext', () => {
       index: 3,
       batch: 1,
       attempt: 2,
+      key: 3,
+      inDoubt: false,
       get signal() {
         reads++;
         return signal;
@@ -51,6 +53,8 @@ function task() {
     2,
     0,
     3,
+    'k3',
+    false,
     () => undefined,
   );
   return { run, context: run.context };
@@ -71,14 +75,14 @@ const internalNames = [
 ];
 
 describe("a task's context", () => {
-  it('is an ordinary object with exactly index, batch, attempt and signal as its own enumerable properties', () => {
+  it('is an ordinary object with exactly index, batch, attempt, key, inDoubt and signal as its own enumerable properties', () => {
     const { context } = task();
     expect(Object.getPrototypeOf(context)).toBe(Object.prototype);
-    expect(Object.keys(context)).toEqual(['index', 'batch', 'attempt', 'signal']);
-    expect(Object.getOwnPropertyNames(context)).toEqual(['index', 'batch', 'attempt', 'signal']);
+    expect(Object.keys(context)).toEqual(['index', 'batch', 'attempt', 'key', 'inDoubt', 'signal']);
+    expect(Object.getOwnPropertyNames(context)).toEqual(['index', 'batch', 'attempt', 'key', 'inDoubt', 'signal']);
     // What links it to its task is not shown: no enumerable symbol, nothing a copy would carry.
     expect(Object.getOwnPropertySymbols(context).filter((key) => Object.prototype.propertyIsEnumerable.call(context, key))).toEqual([]);
-    expect([context.index, context.batch, context.attempt]).toEqual([3, 1, 2]);
+    expect([context.index, context.batch, context.attempt, context.key, context.inDoubt]).toEqual([3, 1, 2, 'k3', false]);
     expect(context.signal).toBeInstanceOf(AbortSignal);
   });
 
@@ -102,10 +106,10 @@ describe("a task's context", () => {
     expect(Object.prototype.isPrototypeOf.call(Object.prototype, context)).toBe(true);
   });
 
-  it('shows only its four fields when inspected, nothing of the task behind it', () => {
+  it('shows only its six fields when inspected, nothing of the task behind it', () => {
     const { context } = task();
     const shown = inspect(context);
-    expect(shown).toBe('{ index: 3, batch: 1, attempt: 2, signal: [Getter/Setter] }');
+    expect(shown).toBe("{\n  index: 3,\n  batch: 1,\n  attempt: 2,\n  key: 'k3',\n  inDoubt: false,\n  signal: [Getter/Setter]\n}");
     for (const name of internalNames) expect([name, shown.includes(name)]).toEqual([name, false]);
   });
 

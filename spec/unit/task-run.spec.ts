@@ -4,7 +4,7 @@ import { TaskRun } from '../../src/task-run';
 
 function taskRun(onSettle: (run: TaskRun<number>, fulfilled: boolean, outcome: unknown) => void = () => undefined) {
   const group = new ResultBook<number>().join(true, 1);
-  return new TaskRun<number>(group, 0, () => undefined, 1, 0, 1, onSettle);
+  return new TaskRun<number>(group, 0, () => undefined, 1, 0, 1, 0, false, onSettle);
 }
 
 describe('TaskRun', () => {

@@ -1,4 +1,4 @@
-import { nextPaceSize, thresholdAfterDrop, type GrowthOptions } from '../growth.js';
+import { nextPaceSize, thresholdAfterDrop, withinSizes, type GrowthOptions } from '../growth.js';
 import { StartTicket, type Backlog, type Pacing, type Start } from './pacing.js';
 
 // Kubernetes' algorithm, §2 to §5, with the drop of §10.
@@ -93,6 +93,11 @@ export class BatchPacing implements Pacing {
 
   stop(): void {
     this.stopped = true;
+  }
+
+  resume(limit: number, threshold: number | undefined): void {
+    this.nextSize = withinSizes(limit, this.options);
+    this.threshold = threshold;
   }
 
   currentLimit(): number {

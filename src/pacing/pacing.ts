@@ -81,6 +81,11 @@ export interface Pacing {
   failedAlone(item: boolean): void;
   /** The run is ending (a failure, the source's error): no new round opens; one under way may finish. */
   stop(): void;
+  /**
+   * Before the first start: the pace takes up `limit` and `threshold` from a checkpoint, within
+   * `initialBatchSize` and `maxBatchSize`.
+   */
+  resume(limit: number, threshold: number | undefined): void;
   /** How many tasks the pace lets be in flight in its round: the size of the next batch, in batch pacing. */
   currentLimit(): number;
   /** Half of what was in flight at the last drop, from which the pace grows by one per round; `undefined` before any drop. */

@@ -1,4 +1,4 @@
-import { nextBatchSize, nextPaceSize, thresholdAfterDrop, type GrowthOptions } from '../growth.js';
+import { nextBatchSize, nextPaceSize, thresholdAfterDrop, withinSizes, type GrowthOptions } from '../growth.js';
 import { StartTicket, type Backlog, type Pacing, type Start } from './pacing.js';
 
 // Batch pacing without the barrier (§9), its drop after a throttle (§10), results by the sizes of §2.
@@ -83,6 +83,11 @@ export class WindowPacing implements Pacing {
 
   stop(): void {
     this.stopped = true;
+  }
+
+  resume(limit: number, threshold: number | undefined): void {
+    this.limit = this.nextLevelAt = withinSizes(limit, this.options);
+    this.threshold = threshold;
   }
 
   currentLimit(): number {

@@ -2,6 +2,7 @@
 // of a feed (§3, §6, §8).
 import type { FactoryFeed, FactorySink } from '../host.js';
 import { Queue } from '../queue.js';
+import type { TaskKeys } from './task-keys.js';
 
 /** What the intake tells the run of what the source does. */
 export interface IntakeListener {
@@ -9,6 +10,8 @@ export interface IntakeListener {
   arrived(): void;
   /** The source has completed. */
   ended(): void;
+  /** A factory arrived that a resumed run leaves out: a lazy source is asked for another. */
+  leftOut(): void;
   /** The source has errored, first and before its end: `error` holds it. */
   failed(): void;
   /** Takes an error that has nowhere to go, such as one thrown by an iterator's `return()`. */
@@ -47,11 +50,13 @@ export class Intake implements FactorySink {
   /**
    * @param createFeed Makes the feed, with this intake as its sink.
    * @param refusal The factory to refuse, if any.
+   * @param keys Which factories a resumed run leaves out.
    * @param listener Told of what the source does.
    */
   constructor(
     createFeed: (sink: FactorySink) => FactoryFeed,
     private readonly refusal: Refusal | undefined,
+    private readonly keys: Pick<TaskKeys, 'leavesOut'>,
     private readonly listener: IntakeListener,
   ) {
     this.feed = createFeed(this);
@@ -80,8 +85,14 @@ export class Intake implements FactorySink {
   push(factory: unknown): void {
     if (this.closed || this.refused) return;
     if (this.requested > 0) this.requested--;
-    if (this.delivered++ === this.refusal?.index) {
+    const position = this.delivered++;
+    if (position === this.refusal?.index) {
       this.refuse(this.refusal);
+      return;
+    }
+    // A resumed run leaves out what its checkpoint has done: it is not the run's.
+    if (this.keys.leavesOut(position)) {
+      this.listener.leftOut();
       return;
     }
     this.waiting.push(factory);

@@ -2,6 +2,7 @@
 // pace; a throttle back in the retry queue, with a pause and a drop of the pace (§10); a transient
 // failure to wait out its backoff alone, an item failed for good while the run goes on, a fatal failure
 // in its result (§14); and what each announced of the server's budget (§13).
+import type { SlowStartCheckpoint } from '../checkpoint/checkpoint.js';
 import type { RunnerHost } from '../host.js';
 import { HttpError, isNotOkResponse } from '../http-error.js';
 import type { Pacing } from '../pacing/pacing.js';
@@ -70,9 +71,12 @@ export class Outcomes<T> {
     return run.group.settled === run.group.size;
   }
 
-  /** The run starts, over `total` tasks when the source says: the reporter, if any, hears of it and of the pace. */
-  begin(total: number | undefined): void {
-    this.parts.reporter?.start(total);
+  /**
+   * The run starts, over `total` tasks when the source says, from the source `fingerprint`, resuming
+   * `resumed` if given: the reporter, if any, hears of it and of the pace.
+   */
+  begin(total: number | undefined, fingerprint: string, resumed: SlowStartCheckpoint | undefined): void {
+    this.parts.reporter?.start(total, fingerprint, resumed);
     this.reportPace(false);
   }
 

@@ -1,10 +1,12 @@
 // What a run tells the `events` option (§12). It exists only when someone listens: a run without it
 // reads no clock and makes no object for its reports.
+import type { SlowStartCheckpoint } from '../checkpoint/checkpoint.js';
 import type { RunEnd, SlowStartEvent, TaskKey } from '../events.js';
 import type { RunnerHost } from '../host.js';
 import type { ResultGroup } from '../result-book.js';
 import type { TaskRun } from '../task-run.js';
 import type { BatchResult, TaskFactory } from '../types.js';
+import type { TaskKeys } from './task-keys.js';
 
 /** A task that did not succeed, as the end of a run lists it to be run again. */
 export interface Unfinished {
@@ -45,25 +47,25 @@ export class Reporter<T> {
 
   /**
    * @param listener The `events` option.
-   * @param keys The `keys` option.
+   * @param keys Each task's key.
    * @param host The clock, and where the listener's errors go.
    */
   constructor(
     private readonly listener: (event: SlowStartEvent<T>) => void,
-    private readonly keys: readonly TaskKey[] | undefined,
+    private readonly keys: Pick<TaskKeys, 'keyOf'>,
     private readonly host: ReporterHost,
   ) {}
 
   /** The key of the task at `index`. */
   keyOf(index: number): TaskKey {
-    const { keys } = this;
-    return keys !== undefined && index < keys.length ? keys[index] : index;
+    return this.keys.keyOf(index);
   }
 
-  /** The run starts. */
-  start(total: number | undefined): void {
+  /** The run starts, over `total` tasks when the source says, from the source `fingerprint`, resuming `resumed` if given. */
+  start(total: number | undefined, fingerprint: string, resumed: SlowStartCheckpoint | undefined): void {
     this.begun = true;
-    this.send(total === undefined ? { type: 'start', time: this.now() } : { type: 'start', total, time: this.now() });
+    const time = this.now();
+    this.send({ type: 'start', ...(total === undefined ? {} : { total }), fingerprint, ...(resumed && { resumed }), time });
   }
 
   /** A factory has arrived. */

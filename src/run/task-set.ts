@@ -5,6 +5,7 @@ import { TaskRun } from '../task-run.js';
 import { expected } from '../expected.js';
 import type { TaskFactory } from '../types.js';
 import type { Reporter } from './reporter.js';
+import type { TaskKeys } from './task-keys.js';
 
 export class TaskSet<T> {
   /** Tasks invoked and not settled. */
@@ -27,11 +28,13 @@ export class TaskSet<T> {
    * @param host Subscribes to tasks, and takes what a teardown throws.
    * @param onSettled Told of each task that settles, once, unless the set was torn down first.
    * @param reporter Told of each try that starts, when someone listens.
+   * @param keys Each task's key, and whether it is in doubt.
    */
   constructor(
     private readonly host: RunnerHost<T>,
     private readonly onSettled: (run: TaskRun<T>, fulfilled: boolean, outcome: unknown) => void,
     private readonly reporter: Reporter<T> | undefined,
+    private readonly keys: Pick<TaskKeys, 'keyOf' | 'inDoubt'>,
   ) {}
 
   /**
@@ -39,7 +42,11 @@ export class TaskSet<T> {
    * pace's `drops`.
    */
   start(group: ResultGroup<T>, position: number, factory: unknown, attempt: number, drops: number): void {
-    this.invoke(new TaskRun<T>(group, position, factory, attempt, drops, ++this.tries, this.settle));
+    const index = group.startIndex + position;
+    const { keys } = this;
+    this.invoke(
+      new TaskRun<T>(group, position, factory, attempt, drops, ++this.tries, keys.keyOf(index), keys.inDoubt(index), this.settle),
+    );
   }
 
   /**

@@ -5,6 +5,7 @@ import { LearnedRate } from '../../retry/learned-rate.js';
 import type { Reporter } from '../reporter.js';
 import { AnnouncedHold } from './announced-hold.js';
 import { LearnedSpacing } from './learned-spacing.js';
+import { RestoredPause } from './restored-pause.js';
 import { ThrottlePause } from './throttle-pause.js';
 import type { Wait } from './wait.js';
 
@@ -16,12 +17,14 @@ export interface Waits {
   readonly learned: LearnedSpacing | undefined;
   /** Under `rateLimit`: the hold, and what reads the budget from a try's value or error. */
   readonly announced: { readonly hold: AnnouncedHold; readonly read: NonNullable<ResolvedOptions['rateLimit']> } | undefined;
+  /** Under `resume`: a pause the checkpoint recorded, set when the run begins. */
+  readonly restored: RestoredPause | undefined;
   readonly all: readonly Wait[];
 }
 
 /** The waits `options` ask for; `reporter`, when someone listens, hears each rate learned. */
 export function createWaits(
-  options: Pick<ResolvedOptions, 'retry' | 'rateLimit'>,
+  options: Pick<ResolvedOptions, 'retry' | 'rateLimit' | 'resume'>,
   reporter: Pick<Reporter<unknown>, 'rate'> | undefined,
 ): Waits {
   const throttle = new ThrottlePause();
@@ -31,8 +34,10 @@ export function createWaits(
       : undefined;
   const read = options.rateLimit;
   const announced = read === undefined ? undefined : { hold: new AnnouncedHold(new AnnouncedBudget()), read };
+  const restored = options.resume === undefined ? undefined : new RestoredPause();
   const all: Wait[] = [throttle];
   if (learned !== undefined) all.push(learned);
   if (announced !== undefined) all.push(announced.hold);
-  return { throttle, learned, announced, all };
+  if (restored !== undefined) all.push(restored);
+  return { throttle, learned, announced, restored, all };
 }
