@@ -12,6 +12,8 @@
 //
 //       <!-- snippet-context: declare const users: { name: string }[]; -->
 //
+// - A snippet that imports from `node:` is compiled with Node's types (@types/node), the others without.
+//
 //   The comment may span several lines; GitHub and npm do not render it. Anything else a snippet needs
 //   (its imports above all) belongs in the snippet, where the reader sees it.
 // - `rxjs-slow-start` resolves to this repository's src/index.ts, `rxjs` to node_modules. The compiler
@@ -89,12 +91,25 @@ try {
       const from = containingFile.startsWith(scratch) ? resolveFrom : containingFile;
       return ts.resolveModuleName(literal.text, from, compilerOptions, host);
     });
-  const program = ts.createProgram(
-    files.map((snippet) => snippet.file),
-    options,
-    host,
-  );
-  const diagnostics = ts.getPreEmitDiagnostics(program);
+  // A snippet that imports from `node:` runs in Node: it is compiled apart, with Node's types.
+  const inNode = (snippet) => /from 'node:/.test(snippet.code);
+  const nodeOptions = { ...options, types: ['node'], typeRoots: [join(root, 'node_modules', '@types')] };
+  const diagnostics = [
+    ...ts.getPreEmitDiagnostics(
+      ts.createProgram(
+        files.filter((snippet) => !inNode(snippet)).map((snippet) => snippet.file),
+        options,
+        host,
+      ),
+    ),
+    ...ts.getPreEmitDiagnostics(
+      ts.createProgram(
+        files.filter(inNode).map((snippet) => snippet.file),
+        nodeOptions,
+        host,
+      ),
+    ),
+  ];
 
   const failures = [];
   for (const diagnostic of diagnostics) {

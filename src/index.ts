@@ -10,8 +10,11 @@ export { readRateLimit, readRateLimits, type RateLimitState } from './rate-limit
 // eslint-disable-next-line @typescript-eslint/no-deprecated -- the reader's first name, kept through 0.x for the code that calls it
 export { rateLimit } from './rate-limit.js';
 export { slowStartState } from './slow-start-state.js';
+export { slowStartCheckpoint } from './slow-start-checkpoint.js';
+export { readCheckpoint, type CheckpointPace, type SlowStartCheckpoint } from './checkpoint/checkpoint.js';
+export type { KeyList } from './checkpoint/key-set.js';
 export type { SlowStartState, TaskStatus } from './run-state.js';
 export type { EventsObserver, RunEnd, SlowStartEvent, TaskKey } from './events.js';
-export type { BatchPacingOptions, CommonOptions, SlowStartOptions, WindowPacingOptions } from './options.js';
+export type { BatchPacingOptions, CommonOptions, ResumeOptions, SlowStartOptions, WindowPacingOptions } from './options.js';
 export type { RetryOptions } from './retry/retry-options.js';
 export type { BatchResult, TaskContext, TaskFactory, TaskOutcome, TaskValue } from './types.js';

@@ -22,15 +22,24 @@ describe('KeySet', () => {
     expect(set.toList()).toEqual([[0, 4], 10]);
     set.add(-1);
     set.add(9);
-    expect(set.toList()).toEqual([[-1, 4], [9, 10]]);
+    expect(set.toList()).toEqual([
+      [-1, 4],
+      [9, 10],
+    ]);
   });
 
   it('splits a run when a key inside it leaves, and shortens it at either end', () => {
     const set = KeySet.from([[0, 9]]);
     expect(set.delete(5)).toBe(true);
-    expect(set.toList()).toEqual([[0, 4], [6, 9]]);
+    expect(set.toList()).toEqual([
+      [0, 4],
+      [6, 9],
+    ]);
     expect([set.delete(0), set.delete(9), set.delete(5)]).toEqual([true, true, false]);
-    expect(set.toList()).toEqual([[1, 4], [6, 8]]);
+    expect(set.toList()).toEqual([
+      [1, 4],
+      [6, 8],
+    ]);
     for (const key of [6, 7, 8]) set.delete(key);
     expect(set.toList()).toEqual([[1, 4]]);
   });

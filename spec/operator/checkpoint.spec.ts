@@ -1,0 +1,221 @@
+/**
+ * A job that survives its process (§15): the checkpoints a run's events fold into, and runs that resume
+ * them, in virtual time.
+ */
+import { Subject, timer, map, mergeMap, throwError, VirtualTimeScheduler, type Observable } from 'rxjs';
+import {
+  slowStart,
+  slowStartCheckpoint,
+  type SlowStartCheckpoint,
+  type SlowStartEvent,
+  type SlowStartOptions,
+  type TaskContext,
+  type TaskFactory,
+} from '../../src/index';
+
+/** What each task is told and does: `ms` to run; `fail` makes it fail with that reason. */
+interface Job {
+  readonly invoked: TaskContext[];
+  readonly checkpoints: SlowStartCheckpoint[];
+  readonly order: string[];
+  readonly scheduler: VirtualTimeScheduler;
+  readonly error: unknown[];
+  readonly subscription: { unsubscribe(): void };
+}
+
+function runJob(
+  durations: readonly number[],
+  options: SlowStartOptions = {},
+  fails: (key: string | number, attempt: number) => unknown = () => undefined,
+  scheduler = new VirtualTimeScheduler(),
+): Job {
+  const invoked: TaskContext[] = [];
+  const checkpoints: SlowStartCheckpoint[] = [];
+  const order: string[] = [];
+  const error: unknown[] = [];
+  const events = new Subject<SlowStartEvent>();
+  events.pipe(slowStartCheckpoint()).subscribe((checkpoint) => {
+    checkpoints.push(checkpoint);
+    order.push(`checkpoint ${JSON.stringify(checkpoint.succeeded)}`);
+  });
+  const tasks = durations.map((ms): TaskFactory<unknown> => (context) => {
+    invoked.push(context);
+    const reason = fails(context.key, context.attempt);
+    return timer(ms, scheduler).pipe(mergeMap(() => (reason === undefined ? [context.key] : throwError(() => reason))));
+  });
+  const subscription = slowStart(tasks, { scheduler, events, ...options }).subscribe({
+    next: (result) => order.push(`result ${JSON.stringify(result.values)}`),
+    error: (reason: unknown) => error.push(reason),
+  });
+  return { invoked, checkpoints, order, scheduler, error, subscription };
+}
+
+const last = (job: Job): SlowStartCheckpoint => job.checkpoints[job.checkpoints.length - 1];
+
+describe('slowStartCheckpoint()', () => {
+  it('folds a whole run into plain data: its keys as runs, its pace, how it ended, a sequence counting up', () => {
+    const job = runJob([10, 10, 10, 10, 10, 10, 10], { keys: [10, 11, 12, 13, 14, 15, 16] });
+    job.scheduler.flush();
+    const end = last(job);
+    expect(end).toEqual({
+      version: 1,
+      sequence: job.checkpoints.length,
+      fingerprint: expect.stringMatching(/^keys:7:/),
+      savedAt: 30,
+      succeeded: [[10, 16]],
+      failed: [],
+      inDoubt: [],
+      pace: { limit: 8, threshold: null, perSecond: null, pausedUntil: null },
+      ended: 'completed',
+    });
+    expect(job.checkpoints.map((checkpoint) => checkpoint.sequence)).toEqual(job.checkpoints.map((_, at) => at + 1));
+    expect(JSON.parse(JSON.stringify(end))).toEqual(end);
+  });
+
+  it('has a task in doubt from before its factory is called until its answer, and a success before its result', () => {
+    const seen: unknown[] = [];
+    const events = new Subject<SlowStartEvent>();
+    let latest: SlowStartCheckpoint | undefined;
+    events.pipe(slowStartCheckpoint()).subscribe((checkpoint) => (latest = checkpoint));
+    const scheduler = new VirtualTimeScheduler();
+    slowStart(
+      [0, 1].map((index) => () => {
+        seen.push(['invoked', index, latest?.inDoubt]);
+        return timer(5, scheduler).pipe(map(() => index));
+      }),
+      { scheduler, events, initialBatchSize: 2 },
+    ).subscribe((result) => seen.push(['result', result.values, latest?.succeeded, latest?.inDoubt]));
+    scheduler.flush();
+    expect(seen).toEqual([
+      ['invoked', 0, [0]],
+      ['invoked', 1, [[0, 1]]],
+      ['result', [0, 1], [[0, 1]], []],
+    ]);
+  });
+
+  it('lists items that failed for good apart, keeps a task in doubt through what does not say it took no effect', () => {
+    const job = runJob(
+      [10, 10, 10, 10],
+      {
+        initialBatchSize: 4,
+        retry: { maxAttempts: 2, when: (error) => (error === 422 ? 'item' : error === 503 ? 'transient' : undefined), delay: 50 },
+      },
+      (key, attempt) => (key === 1 ? 422 : key === 2 && attempt === 1 ? 503 : key === 3 ? new Error('fatal') : undefined),
+    );
+    job.scheduler.flush();
+    const after10 = job.checkpoints.filter((checkpoint) => checkpoint.savedAt === 10).at(-1)!;
+    // Task 2 had no answer that says its try took no effect; task 3 failed fatally: both stay in doubt.
+    expect([after10.succeeded, after10.failed, after10.inDoubt]).toEqual([[0], [1], [[2, 3]]]);
+    expect(last(job).ended).toBe('failed');
+  });
+
+  it('takes a throttled task out of doubt: the server turned its try away', () => {
+    const job = runJob([10, 10], { initialBatchSize: 2, retry: { maxAttempts: 3, delay: 100 } }, (key, attempt) =>
+      key === 1 && attempt === 1 ? Object.assign(new Error('429'), { status: 429 }) : undefined,
+    );
+    job.scheduler.flush();
+    const afterThrottle = job.checkpoints.find((checkpoint) => checkpoint.savedAt === 10 && checkpoint.pace.pausedUntil !== null)!;
+    expect([afterThrottle.succeeded, afterThrottle.inDoubt, afterThrottle.pace.pausedUntil]).toEqual([[0], [], 110]);
+  });
+});
+
+describe('the resume option', () => {
+  /** A job of 10 tasks of 10 ms, cut off at `at` ms, as a killed process would leave it. */
+  function cutOff(at: number, options: SlowStartOptions = {}): SlowStartCheckpoint {
+    const job = runJob(Array<number>(10).fill(10), options);
+    job.scheduler.flush = job.scheduler.flush.bind(job.scheduler);
+    job.scheduler.maxFrames = at;
+    job.scheduler.flush();
+    return JSON.parse(JSON.stringify(last(job))) as SlowStartCheckpoint;
+  }
+
+  it('invokes no task that succeeded, every task in doubt again with its key and inDoubt, and carries the counts on', () => {
+    const checkpoint = cutOff(25, { pacing: 'window', initialBatchSize: 2 });
+    expect([checkpoint.succeeded, checkpoint.inDoubt]).toEqual([[[0, 5]], [[6, 9]]]);
+    const job = runJob(Array<number>(10).fill(10), { pacing: 'window', initialBatchSize: 2, resume: checkpoint });
+    job.scheduler.flush();
+    expect(job.invoked.map(({ key, index, inDoubt, attempt }) => [key, index, inDoubt, attempt])).toEqual([
+      [6, 0, true, 1],
+      [7, 1, true, 1],
+      [8, 2, true, 1],
+      [9, 3, true, 1],
+    ]);
+    const end = last(job);
+    expect([end.succeeded, end.inDoubt, end.ended, end.sequence > checkpoint.sequence]).toEqual([[[0, 9]], [], 'completed', true]);
+    expect(job.checkpoints[0].sequence).toBe(checkpoint.sequence + 1);
+  });
+
+  it('completes at once when the checkpoint has every task done, with nothing invoked', () => {
+    const done = runJob([1, 1, 1]);
+    done.scheduler.flush();
+    const job = runJob([1, 1, 1], { resume: last(done) });
+    job.scheduler.flush();
+    expect([job.invoked.length, job.error, job.order.filter((entry) => entry.startsWith('result'))]).toEqual([0, [], []]);
+    expect(last(job).ended).toBe('completed');
+  });
+
+  it('leaves out the items that failed for good', () => {
+    const first = runJob([1, 1, 1], { retry: { when: (error) => (error === 422 ? 'item' : undefined) } }, (key) =>
+      key === 1 ? 422 : undefined,
+    );
+    first.scheduler.flush();
+    expect(last(first).failed).toEqual([1]);
+    const job = runJob([1, 1, 1], { resume: { ...last(first), succeeded: [0] } });
+    job.scheduler.flush();
+    expect(job.invoked.map((context) => context.key)).toEqual([2]);
+  });
+
+  it('refuses a source whose fingerprint differs, before any task starts, unless told to accept it', () => {
+    const checkpoint = cutOff(15);
+    const job = runJob(Array<number>(11).fill(10), { resume: checkpoint });
+    job.scheduler.flush();
+    expect(job.invoked).toEqual([]);
+    expect(job.error).toEqual([
+      new RangeError(
+        'Expected `resume.checkpoint.fingerprint` to be the fingerprint of this source, "tasks:11" (the checkpoint was made from another list of tasks or keys; pass `resume: { checkpoint, changedSource: \'accept\' }` to resume it all the same), got "tasks:10" (string)',
+      ),
+    ]);
+    const accepted = runJob(Array<number>(11).fill(10), { resume: { checkpoint, changedSource: 'accept' } });
+    accepted.scheduler.flush();
+    expect(accepted.invoked.map((context) => context.key)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+  });
+
+  it('takes up a recent pace and a pause still to come, and starts from the beginning after a stale one', () => {
+    const checkpoint: SlowStartCheckpoint = {
+      ...cutOff(0),
+      savedAt: 0,
+      pace: { limit: 4, threshold: 2, perSecond: null, pausedUntil: 500 },
+    };
+    const starts = (job: Job) => job.invoked.length;
+    const scheduler = new VirtualTimeScheduler();
+    const fresh = runJob(Array<number>(10).fill(10), { resume: { checkpoint, freshFor: 60_000 } }, undefined, scheduler);
+    scheduler.maxFrames = 499;
+    scheduler.flush();
+    expect(starts(fresh)).toBe(0);
+    scheduler.maxFrames = 500;
+    scheduler.flush();
+    // The first batch holds the pace the checkpoint recorded.
+    expect(starts(fresh)).toBe(4);
+    const stale = runJob(Array<number>(10).fill(10), { resume: { checkpoint: { ...checkpoint, savedAt: -60_001 }, freshFor: 60_000 } });
+    stale.scheduler.maxFrames = 500;
+    stale.scheduler.flush();
+    expect(stale.invoked.filter((context) => context.batch === 0)).toHaveLength(1);
+  });
+
+  it('resumes nothing for undefined and null, and names what is wrong with a bad option', () => {
+    expect(runJob([1], { resume: null }).invoked).toHaveLength(1);
+    expect(runJob([1], { resume: { checkpoint: undefined } }).invoked).toHaveLength(1);
+    expect(() => slowStart([], { resume: 5 as never })).toThrow(
+      new TypeError('Expected `resume` to be a checkpoint made by slowStartCheckpoint() (a plain object), got 5 (number)'),
+    );
+    expect(() => slowStart([], { resume: { checkpoint: {} as never } })).toThrow(/^Expected `resume.checkpoint.version` to be 1/);
+    expect(() => slowStart([], { resume: { checkpoint: undefined, freshFor: -1 } })).toThrow(
+      new TypeError('Expected `resume.freshFor` to be a number of milliseconds >= 0, got -1 (number)'),
+    );
+    expect(() => slowStart([], { resume: { checkpoint: undefined, changedSource: 'yes' as never } })).toThrow(
+      new TypeError("Expected `resume.changedSource` to be 'refuse' or 'accept', got \"yes\" (string)"),
+    );
+  });
+});
+
+export type { Observable };
