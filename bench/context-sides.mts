@@ -11,6 +11,8 @@ const sources: ContextSource[] = Array.from({ length: 1000 }, (_, index) => ({
   index,
   batch: 0,
   attempt: 1,
+  key: index,
+  inDoubt: false,
   get signal(): AbortSignal {
     throw new Error('not read here');
   },
