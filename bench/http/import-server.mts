@@ -6,6 +6,9 @@
  * created. `node --import tsx import-server.mts RATE BAD FLAKY` (ids comma-separated). `GET /stats` gives
  * the counts (not limited), `POST /reset` zeroes them and starts the limiter afresh. It prints
  * `{"port":N}` once listening, and exits on SIGTERM or after 15 minutes at the latest.
+ *
+ * It honours an `Idempotency-Key` header: a request whose key names a record created already is
+ * answered 201 again, as the first one was, and creates nothing (counted in `replayed`).
  */
 import express from 'express';
 import { rateLimit } from 'express-rate-limit';
@@ -19,6 +22,8 @@ const LIFETIME_MS = 15 * 60_000;
 
 /** Created records by id (more than 1 is a duplicate), and the statuses answered. */
 let created = new Map<string, number>();
+/** Requests whose `Idempotency-Key` named a record created already: answered, not created again. */
+let replayed = 0;
 let answered: Record<number, number> = {};
 /** The ids whose first request has come: a flaky record fails once. */
 let seen = new Set<string>();
@@ -39,10 +44,11 @@ const limiter = rateLimit({
 
 const app = express();
 app.get('/stats', (_req, res) => {
-  res.json({ created: created.size, duplicates: [...created.values()].filter((n) => n > 1).length, answered });
+  res.json({ created: created.size, duplicates: [...created.values()].filter((n) => n > 1).length, replayed, answered });
 });
 app.post('/reset', (_req, res) => {
   created = new Map();
+  replayed = 0;
   answered = {};
   seen = new Set();
   void limiter.resetKey('shared');
@@ -56,7 +62,9 @@ app.post('/records', limiter, express.json(), (req, res) => {
     () => {
       const status = bad.has(id) ? 422 : first && flaky.has(id) ? 503 : 201;
       count(status);
-      if (status === 201) created.set(id, (created.get(id) ?? 0) + 1);
+      const key = req.get('idempotency-key');
+      if (status === 201 && key !== undefined && created.has(key)) replayed++;
+      else if (status === 201) created.set(key ?? id, (created.get(key ?? id) ?? 0) + 1);
       res.status(status).json(status === 201 ? { id } : { error: status === 422 ? 'invalid record' : 'try again' });
     },
     20 + Math.random() * 40,

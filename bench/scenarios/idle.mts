@@ -23,7 +23,11 @@ const plainLoop: Runner = async (tasks) => {
   let batches = 0;
   for (let start = 0, size = 1; start < tasks.length; start += size, size *= 2, batches++) {
     const batch = batches;
-    await Promise.all(tasks.slice(start, start + size).map((task, k) => task({ index: start + k, batch, signal, attempt: 1, key: start + k, inDoubt: false })));
+    await Promise.all(
+      tasks
+        .slice(start, start + size)
+        .map((task, k) => task({ index: start + k, batch, signal, attempt: 1, key: start + k, inDoubt: false })),
+    );
   }
   expectEqual(batches, BATCHES, 'batches run by the plain loop');
 };
