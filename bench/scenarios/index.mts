@@ -1,5 +1,6 @@
 import type { Scenario } from '../harness.mjs';
 import { bulkImport } from './bulk-import.mjs';
+import { checkpoint } from './checkpoint.mjs';
 import { eventsCost } from './events-cost.mjs';
 import { idle } from './idle.mjs';
 import { manyClients } from './many-clients.mjs';
@@ -28,4 +29,5 @@ export const scenarios: readonly Scenario[] = [
   eventsCost,
   realLimiters,
   bulkImport,
+  checkpoint,
 ];
