@@ -1,5 +1,6 @@
 // The live state of a run, folded from its events (§12): what a UI binds. `slowStartState()` in
 // slow-start-state.ts is the fold as an RxJS operator.
+import type { SlowStartCheckpoint } from './checkpoint/checkpoint.js';
 import type { RunEnd, SlowStartEvent, TaskKey } from './events.js';
 
 /** Where a task is: its latest event, by key. */
@@ -31,7 +32,8 @@ export interface SlowStartState {
   readonly rate: number | undefined;
   /**
    * How many tasks the job has, when the source said so as the run started (an array given to
-   * `slowStart`): the tasks of a resumed run plus those that had succeeded before it.
+   * `slowStart`): the tasks of a resumed run plus those that had succeeded before it; for a run that
+   * resumes a checkpoint, its source's length, the tasks the checkpoint has done included.
    */
   readonly total: number | undefined;
   /** Successes per second over the last 10 s of the run, as of its latest success; `undefined` before one. */
@@ -107,6 +109,29 @@ function withRate(next: { -readonly [K in keyof SlowStartState]: SlowStartState[
     next.total === undefined ? undefined : (1000 * Math.max(0, next.total - next.succeeded - next.itemFailed)) / next.successRate;
 }
 
+/** `state` with the tasks a resumed checkpoint has done: succeeded, or failed as items. */
+function withCheckpoint(state: SlowStartState, checkpoint: SlowStartCheckpoint): SlowStartState {
+  const tasks = state.tasks as Map<TaskKey, TaskStatus>;
+  const next: { -readonly [K in keyof SlowStartState]: SlowStartState[K] } = { ...state };
+  const mark = (key: TaskKey, status: 'succeeded' | 'itemFailed') => {
+    const before = tasks.get(key);
+    if (before === status) return;
+    tasks.set(key, status);
+    if (before !== undefined) next[before]--;
+    next[status]++;
+  };
+  for (const [list, status] of [
+    [checkpoint.succeeded, 'succeeded'],
+    [checkpoint.failed, 'itemFailed'],
+  ] as const) {
+    for (const entry of list) {
+      if (typeof entry !== 'object') mark(entry, status);
+      else for (let key = entry[0]; key <= entry[1]; key++) mark(key, status);
+    }
+  }
+  return next;
+}
+
 /**
  * The state after `event`. A task's counts move with its status: a task that failed in one run and
  * is received again by the run that resumes it counts as waiting again, not as failed.
@@ -125,17 +150,14 @@ export function nextState(state: SlowStartState, event: SlowStartEvent): SlowSta
     return next;
   }
   switch (event.type) {
-    case 'start':
+    case 'start': {
       recentSuccesses.set(state.tasks, { started: event.time, times: [] });
-      return {
-        ...state,
-        ended: undefined,
-        pausedUntil: undefined,
-        rate: undefined,
-        total: event.total === undefined ? undefined : state.succeeded + event.total,
-        successRate: undefined,
-        timeLeft: undefined,
-      };
+      // A run that resumes a checkpoint runs the whole source, leaving out what the checkpoint has done:
+      // those count as done here too, in a page reloaded mid-job as in the process that ran them.
+      const next = event.resumed === undefined ? state : withCheckpoint(state, event.resumed);
+      const total = event.total === undefined ? undefined : event.resumed === undefined ? state.succeeded + event.total : event.total;
+      return { ...next, ended: undefined, pausedUntil: undefined, rate: undefined, total, successRate: undefined, timeLeft: undefined };
+    }
     case 'pace':
       return { ...state, limit: event.limit, threshold: event.threshold };
     case 'paused':

@@ -6,7 +6,9 @@ import { Subject, timer, map, mergeMap, throwError, VirtualTimeScheduler, type O
 import {
   slowStart,
   slowStartCheckpoint,
+  slowStartState,
   type SlowStartCheckpoint,
+  type SlowStartState,
   type SlowStartEvent,
   type SlowStartOptions,
   type TaskContext,
@@ -219,3 +221,33 @@ describe('the resume option', () => {
 });
 
 export type { Observable };
+
+describe('slowStartState() of a run that resumes a checkpoint', () => {
+  it("counts what the checkpoint has done, as a page reloaded mid-job would show it, and the source's length as the total", () => {
+    const first = runJob([10, 10, 10, 10, 10, 10], { retry: { when: (error) => (error === 422 ? 'item' : undefined) } }, (key) =>
+      key === 1 ? 422 : undefined,
+    );
+    first.scheduler.maxFrames = 25;
+    first.scheduler.flush();
+    const checkpoint = last(first);
+    expect([checkpoint.succeeded, checkpoint.failed, checkpoint.inDoubt]).toEqual([[0, 2], [1], [[3, 5]]]);
+    const events = new Subject<SlowStartEvent>();
+    const states: SlowStartState[] = [];
+    events.pipe(slowStartState()).subscribe((state) => states.push(state));
+    const scheduler = new VirtualTimeScheduler();
+    slowStart(
+      Array.from({ length: 6 }, () => () => timer(10, scheduler)),
+      { scheduler, events, resume: checkpoint },
+    ).subscribe();
+    const started = states[1];
+    expect([started.total, started.succeeded, started.itemFailed, started.tasks.get(2), started.tasks.get(1)]).toEqual([
+      6,
+      2,
+      1,
+      'succeeded',
+      'itemFailed',
+    ]);
+    scheduler.flush();
+    expect([states.at(-1)!.succeeded, states.at(-1)!.itemFailed, states.at(-1)!.ended]).toEqual([5, 1, 'completed']);
+  });
+});
