@@ -251,3 +251,19 @@ describe('slowStartState() of a run that resumes a checkpoint', () => {
     expect([states.at(-1)!.succeeded, states.at(-1)!.itemFailed, states.at(-1)!.ended]).toEqual([5, 1, 'completed']);
   });
 });
+
+describe('checkpoints of a job resumed in its process with what the end left unfinished', () => {
+  it('keep the fingerprint of the source the job began with, which a new process resumes whole', () => {
+    const events = new Subject<SlowStartEvent>();
+    const checkpoints: SlowStartCheckpoint[] = [];
+    events.pipe(slowStartCheckpoint()).subscribe((checkpoint) => checkpoints.push(checkpoint));
+    const ends: SlowStartEvent[] = [];
+    events.subscribe((event) => event.type === 'end' && ends.push(event));
+    const tasks = [() => [0], () => throwError(() => new Error('500')), () => [2]];
+    slowStart(tasks, { events, initialBatchSize: 3 }).subscribe({ error: () => undefined });
+    const end = ends[0] as Extract<SlowStartEvent, { type: 'end' }>;
+    slowStart([() => [1]], { events, keys: end.unfinishedKeys }).subscribe();
+    const last = checkpoints.at(-1)!;
+    expect([last.fingerprint, last.succeeded, last.ended]).toEqual(['tasks:3', [[0, 2]], 'completed']);
+  });
+});

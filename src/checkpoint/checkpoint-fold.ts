@@ -69,7 +69,9 @@ export class CheckpointFold {
 
   /** A run starts, resuming `resumed` if given: its keys and its sequence carry on. */
   private begin(fingerprint: string, resumed: SlowStartCheckpoint | undefined): void {
-    this.fingerprint = fingerprint;
+    // A run that goes on with the end's `unfinished` runs part of the job: the job keeps the source it
+    // began with, which a new process resumes whole.
+    if (this.sequence === 0 || resumed !== undefined) this.fingerprint = fingerprint;
     this.ended = null;
     if (resumed === undefined) return;
     this.sequence = resumed.sequence;
