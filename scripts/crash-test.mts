@@ -14,6 +14,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 
@@ -22,6 +23,8 @@ const RECORDS = 300;
 const RATE = 100;
 const MIN_KILLS = 10;
 const MAX_RESTARTS = 40;
+/** Longer than the API takes to answer: what a killed client sent is counted by then. */
+const SETTLE_MS = 200;
 const seed = Number(process.env.CRASH_SEED ?? 0x5eed);
 
 /** A small seeded generator (mulberry32), so that a failing sequence of kills can be replayed. */
@@ -94,11 +97,15 @@ async function crashRun(base: string, keyed: boolean, next: () => number) {
       const timer = setTimeout(() => child.kill('SIGKILL'), at);
       const code = await exited;
       clearTimeout(timer);
-      if (kills.length > 0) kills[kills.length - 1].replayedAfter = (await stats(base)).replayed - replayedBefore;
+      // The requests a killed client had on the wire are still answered, and counted, by the server:
+      // its counts are read once they are all in (the API answers within 60 ms).
+      await sleep(SETTLE_MS);
+      const { replayed } = await stats(base);
+      if (kills.length > 0) kills[kills.length - 1].replayedAfter = replayed - replayedBefore;
+      replayedBefore = replayed;
       if (code === 0) break;
       if (code !== null) throw new Error(`the client exited with ${code}`);
       const stored = JSON.parse(readFileSync(join(cwd, 'import.checkpoint.json'), 'utf8')) as { inDoubt: unknown[]; succeeded: unknown[] };
-      replayedBefore = (await stats(base)).replayed;
       kills.push({ at, inDoubt: count(stored.inDoubt), succeeded: count(stored.succeeded), replayedAfter: 0 });
     }
   } finally {

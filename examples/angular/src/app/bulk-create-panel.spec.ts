@@ -17,6 +17,8 @@ describe('BulkCreatePanel', () => {
   let httpTesting: HttpTestingController;
 
   beforeEach(() => {
+    // A job stored by an earlier test would be resumed as the service starts.
+    localStorage.clear();
     TestBed.configureTestingModule({ providers: [provideHttpClient(), provideHttpClientTesting()] });
     httpTesting = TestBed.inject(HttpTestingController);
   });

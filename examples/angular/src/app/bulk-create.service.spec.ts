@@ -14,6 +14,8 @@ describe('ItemBulkCreator', () => {
   let httpTesting: HttpTestingController;
 
   beforeEach(() => {
+    // A job stored by an earlier test would be resumed as the service starts.
+    localStorage.clear();
     TestBed.configureTestingModule({
       providers: [provideHttpClient(), provideHttpClientTesting()],
     });

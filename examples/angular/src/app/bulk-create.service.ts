@@ -4,10 +4,13 @@ import { toSignal } from '@angular/core/rxjs-interop';
 import { BehaviorSubject, Subject, Subscription, catchError, finalize, map, of, scan, switchMap, throwError } from 'rxjs';
 import {
   isSlowStartBatchError,
+  readCheckpoint,
   retryAfter,
   slowStart,
+  slowStartCheckpoint,
   slowStartState,
   type RunEnd,
+  type SlowStartCheckpoint,
   type SlowStartEvent,
   type SlowStartOptions,
   type TaskFactory,
@@ -90,6 +93,9 @@ interface JobView {
 }
 
 const noRun: JobView = { run: 0, sent: [] };
+
+/** Where the job is kept in `localStorage`, so that a reload mid-job finishes it: its items, and its last checkpoint. */
+const stored = { items: 'bulk-create:items', checkpoint: 'bulk-create:checkpoint' } as const;
 
 /** The cell state each event of a try leaves its request in; a success says its outcome's kind. */
 const cellOf = {
@@ -182,6 +188,30 @@ export class ItemBulkCreator {
     // When the injector that holds this service is destroyed (the application, or the component
     // that provides it), the requests in flight go with it.
     inject(DestroyRef).onDestroy(() => this.subscription?.unsubscribe());
+    // Each job's checkpoints are stored as they come: a success is stored before it is shown.
+    this.jobs.pipe(switchMap((events) => events.pipe(slowStartCheckpoint()))).subscribe((checkpoint) => {
+      localStorage.setItem(stored.checkpoint, JSON.stringify(checkpoint));
+    });
+    this.resumeStoredJob();
+  }
+
+  /**
+   * A run that a reload (or a closed tab) cut off goes on where its last checkpoint left it: what was
+   * created is not sent again, what was on the wire is sent again with its key, and the counts carry
+   * on. A run that had ended (completed, failed, cancelled) is left as it was.
+   */
+  private resumeStoredJob(): void {
+    const items = localStorage.getItem(stored.items);
+    const checkpoint = localStorage.getItem(stored.checkpoint);
+    if (items === null || checkpoint === null) return;
+    const resume = readCheckpoint(JSON.parse(checkpoint));
+    if (resume.ended !== null) return;
+    this.items.set(JSON.parse(items) as NewItem[]);
+    this.start(
+      this.items().map((_, item) => this.createTask(item)),
+      undefined,
+      resume,
+    );
   }
 
   /**
@@ -191,6 +221,8 @@ export class ItemBulkCreator {
   create(items: readonly NewItem[]): void {
     this.assertNotRunning();
     this.items.set(items);
+    localStorage.setItem(stored.items, JSON.stringify(items));
+    localStorage.removeItem(stored.checkpoint);
     this.jobs.next(new Subject());
     // No `keys`: a task's key is its index, which is the item's position in the job.
     this.start(items.map((_, item) => this.createTask(item)));
@@ -218,11 +250,11 @@ export class ItemBulkCreator {
     if (this.progress().status === 'running') this.subscription?.unsubscribe();
   }
 
-  private start(tasks: TaskFactory<CreateOutcome>[], keys?: TaskKey[]): void {
+  private start(tasks: TaskFactory<CreateOutcome>[], keys?: TaskKey[], resume?: SlowStartCheckpoint): void {
     // Until the run ends, the application is not stable: a server render, or `whenStable()`, waits
     // for it, through the pauses of its retries too (when no request is open to say so).
     const runEnded = this.pendingTasks.add();
-    this.subscription = slowStart(tasks, { ...this.options, events: this.jobs.value, keys })
+    this.subscription = slowStart(tasks, { ...this.options, events: this.jobs.value, keys, resume })
       .pipe(finalize(runEnded))
       // The `end` event tells how the run ended, failures included: nothing is left to do here.
       .subscribe({ error: () => undefined });
@@ -234,9 +266,11 @@ export class ItemBulkCreator {
    * the request, which is how `cancel()` reaches requests in flight.
    */
   private createTask(item: number): TaskFactory<CreateOutcome> {
-    return () => {
+    return (context) => {
       const request = this.items()[item];
-      return this.http.post<Item>('/api/items', request).pipe(
+      // The same key in every run of the job: a server that honours it creates nothing twice.
+      const headers = { 'Idempotency-Key': String(context.key) };
+      return this.http.post<Item>('/api/items', request, { headers }).pipe(
         map((created): CreateOutcome => ({ kind: 'created', item: created })),
         catchError((error: unknown) =>
           // Like Kubernetes' AlreadyExists on create: the goal (the item exists) is reached.
