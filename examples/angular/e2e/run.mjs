@@ -11,6 +11,9 @@
 //   4. Create the 32 items again, with the server's quota set to 1 request and a Retry-After of 3 s:
 //      the first is a 409 (done), the next batch of 2 is refused. Cancel during the pause: the two
 //      show as abandoned, not failed, and are not sent again.
+//   5. Create the items again and reload the page mid-job: the page resumes the job from the checkpoint
+//      it kept in localStorage, its counts carry on, only what was on the wire is sent again, and the
+//      job completes with the page's counts equal to the server's.
 // After each step, the page's counts are held against the server's own (how it answered each item's
 // latest request). It saves a screenshot of the page after step 3 to ../../docs/angular-example.png,
 // prints the timings, and stops by itself: everything is closed after the story or after 120 s,
@@ -211,12 +214,34 @@ try {
   const afterCancel = server.stats().requests;
   assert.equal(afterCancel, jobStart + 3, 'one 409 and two refusals, nothing after Cancel');
   assert.deepEqual(pageErrors, []);
+
+  // 5. A job cut off by a reload: the page resumes it from the checkpoint it kept in localStorage.
+  const reloadStart = server.stats().requests;
+  server.limit({ remaining: 1000, seconds: 1 });
+  await page.getByRole('button', { name: 'Create 32 items' }).click();
+  await until('the fourth batch on the wire', () => server.stats().requests >= reloadStart + 8);
+  const doneBefore = Number(((await count('done').textContent()) ?? '').split(' / ')[0]);
+  const onTheWire = server.stats().open;
+  await page.reload();
+  await expectText(status, 'running');
+  const doneAfter = Number(((await count('done').textContent()) ?? '').split(' / ')[0]);
+  assert.ok(doneAfter >= doneBefore, `the counts carry on over the reload (${doneBefore} before, ${doneAfter} after)`);
+  await expectText(status, 'completed');
+  await until('every answer in', () => server.stats().open === 0, 2_000);
+  phase('job 3: reload mid-job, resumed');
+  assert.equal(await count('done').textContent(), '32 / 32');
+  const sentAgain = server.stats().requests - reloadStart - 32;
+  assert.ok(sentAgain <= onTheWire, `only the requests on the wire at the reload were sent again (${sentAgain} of ${onTheWire})`);
+  await assertCountsMatchServer('job 3, resumed after a reload', reloadStart);
+  assert.deepEqual(pageErrors, []);
+  const reloadFigures = `${doneBefore} done and ${onTheWire} on the wire at the reload, ${doneAfter} done as the page came back, ${sentAgain} sent again`;
   console.log(`e2e: passed in ${Date.now() - started} ms: ${timings.join(', ')}`);
   console.log(
     `e2e: for the first job the server saw ${stats.requests} requests: ${stats.created} created, ${stats.conflicts} conflicts (409), ` +
       `${stats.refused} refused (429), ${stats.retried} retried, ${stats.failed} failed (500), ${stats.aborted} aborted; ` +
       `batches ${rowSizes}; screenshot ${screenshot}`,
   );
+  console.log(`e2e: the reload: ${reloadFigures}`);
 } finally {
   clearTimeout(deadline);
   await browser.close();
