@@ -80,7 +80,10 @@ export interface CommonOptions<T = unknown> {
   events?: EventsObserver<T>;
   /**
    * The key each task's events carry, by index: an item's id, say, so that events can be tied to items,
-   * across resumed runs too. A task beyond the array has its index as its key.
+   * across resumed runs too. A task beyond the array has its index as its key. A function is asked for
+   * each task's key as the task comes from the source (`(index) => records[index].id`): a key it gives
+   * twice, or that is not a string or a finite number, fails the run as below, naming the key and
+   * both indexes; a resumed run's fingerprint is then the source's length alone.
    *
    * Keys are unique within a run, as a `Map` tells them apart: `1` and `'1'` are two keys, `0`
    * and `-0` one. A key given twice is a `RangeError` when `slowStart()` or `slowStartBatch()` is
@@ -93,7 +96,7 @@ export interface CommonOptions<T = unknown> {
    * `unfinished`.
    * @default undefined (each task's key is its index)
    */
-  keys?: readonly TaskKey[];
+  keys?: readonly TaskKey[] | ((index: number) => TaskKey);
   /**
    * Resumes a job from a checkpoint that `slowStartCheckpoint()` made of an earlier run's events, in
    * this process or one that was killed. Give it the same source and `keys`:

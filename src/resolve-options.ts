@@ -39,7 +39,7 @@ export interface ResolvedOptions {
   readonly rateLimit: ((outcome: unknown) => readonly RateLimitState[] | undefined) | undefined;
   /** Where events go, as a function; `undefined` when nobody listens. */
   readonly events: ((event: SlowStartEvent) => void) | undefined;
-  readonly keys: readonly TaskKey[] | undefined;
+  readonly keys: readonly TaskKey[] | ((index: number) => unknown) | undefined;
   /** The first task past the end of `keys` whose index is a key of `keys`: the run refuses it when it comes. */
   readonly keyClash: Refusal | undefined;
   readonly resume: ResolvedResume | undefined;
@@ -160,7 +160,11 @@ function resolveEvents(events: unknown): ((event: SlowStartEvent) => void) | und
  */
 function resolveKeys(option: unknown): Pick<ResolvedOptions, 'keys' | 'keyClash'> {
   if (option === undefined) return { keys: undefined, keyClash: undefined };
-  if (!Array.isArray(option)) throw new TypeError(expected('keys', 'an array of strings and finite numbers, none twice', option));
+  // A function's keys are checked as the tasks come: only the run can ask it.
+  if (typeof option === 'function') return { keys: option as (index: number) => unknown, keyClash: undefined };
+  if (!Array.isArray(option)) {
+    throw new TypeError(expected('keys', 'an array of strings and finite numbers, none twice, or a function from an index to one', option));
+  }
   const keys = [...(option as unknown[])];
   // A Set tells keys apart as the state's Map does; `indexOf` finds the first of a pair (no NaN gets that far).
   const seen = new Set<unknown>();

@@ -267,3 +267,43 @@ describe('checkpoints of a job resumed in its process with what the end left unf
     expect([last.fingerprint, last.succeeded, last.ended]).toEqual(['tasks:3', [[0, 2]], 'completed']);
   });
 });
+
+describe('keys from a function', () => {
+  const records = [{ id: 'a' }, { id: 'b' }, { id: 'c' }, { id: 'd' }];
+
+  it("asks it for each task's key as the task comes: the context and the events carry it, and a resumed run leaves out by it", () => {
+    const keys = (index: number) => records[index].id;
+    const first = runJob([10, 10, 10, 10], { keys });
+    first.scheduler.maxFrames = 25;
+    first.scheduler.flush();
+    expect(first.invoked.map((context) => context.key)).toEqual(['a', 'b', 'c', 'd']);
+    const checkpoint = last(first);
+    expect([checkpoint.succeeded, checkpoint.fingerprint]).toEqual([['a', 'b', 'c'], 'tasks:4']);
+    const resumed = runJob([10, 10, 10, 10], { keys, resume: checkpoint });
+    resumed.scheduler.flush();
+    expect(resumed.invoked.map(({ key, index, inDoubt }) => [key, index, inDoubt])).toEqual([['d', 0, true]]);
+    expect(last(resumed).succeeded).toEqual(['a', 'b', 'c', 'd']);
+  });
+
+  it('fails the run as when the source errors, at a key given twice, one that is no key, or what the function throws', () => {
+    const fails = (keys: (index: number) => unknown) => {
+      const job = runJob([1, 1, 1], { keys: keys as (index: number) => string });
+      job.scheduler.flush();
+      return [job.invoked.map((context) => context.key), job.error];
+    };
+    expect(fails((index) => (index === 2 ? 'a' : ['a', 'b'][index]))).toEqual([
+      ['a'],
+      [new RangeError('Expected `keys(2)` to be a key of its own (`keys(0)` gave the same key), got "a" (string)')],
+    ]);
+    expect(fails((index) => (index === 1 ? NaN : index))).toEqual([
+      [0],
+      [new TypeError('Expected `keys(1)` to be a string or a finite number, got NaN (number)')],
+    ]);
+    const broken = new Error('no id');
+    expect(
+      fails(() => {
+        throw broken;
+      }),
+    ).toEqual([[], [broken]]);
+  });
+});

@@ -807,7 +807,9 @@ describe('events: the listener', () => {
       new TypeError('Expected `events` to be a function, or an observer with a `next` method (a Subject), got null (null)'),
     );
     expect(() => slowStart([], { keys: 'ab' as never })).toThrow(
-      new TypeError('Expected `keys` to be an array of strings and finite numbers, none twice, got "ab" (string)'),
+      new TypeError(
+        'Expected `keys` to be an array of strings and finite numbers, none twice, or a function from an index to one, got "ab" (string)',
+      ),
     );
     expect(() => slowStart([], { keys: [1, {}] as never })).toThrow(
       new TypeError('Expected `keys[1]` to be a string or a finite number, got an object (object)'),

@@ -87,11 +87,19 @@ export class Intake implements FactorySink {
     if (this.requested > 0) this.requested--;
     const position = this.delivered++;
     if (position === this.refusal?.index) {
-      this.refuse(this.refusal);
+      this.refuse(this.refusal.reason());
+      return;
+    }
+    let leftOut;
+    try {
+      leftOut = this.keys.leavesOut(position);
+    } catch (reason) {
+      // A key from the `keys` function that is no key, or another task's.
+      this.refuse(reason);
       return;
     }
     // A resumed run leaves out what its checkpoint has done: it is not the run's.
-    if (this.keys.leavesOut(position)) {
+    if (leftOut) {
       this.listener.leftOut();
       return;
     }
@@ -102,12 +110,13 @@ export class Intake implements FactorySink {
   /**
    * The refused factory has arrived: it is not kept, and the run goes on as if the source had failed
    * just before it, never with an exception thrown back at the source. The source is released at
-   * once, before the run hears of the failure, so that nothing more arrives or is pulled.
+   * once, before the run hears of the failure, so that nothing more arrives or is pulled. The run
+   * fails with `reason`.
    */
-  private refuse(refusal: Refusal): void {
+  private refuse(reason: unknown): void {
     this.refused = true;
     this.release((error) => this.listener.reportUnhandled(error));
-    this.fail(refusal.reason());
+    this.fail(reason);
   }
 
   /** The oldest waiting factory, to start it. */

@@ -13,7 +13,9 @@ import type { Waits } from './waits/waits.js';
 /** The fingerprint of the run's source: its `keys` hashed, or its length when the source says. */
 export function sourceFingerprint(options: Pick<ResolvedOptions, 'keys' | 'resume' | 'events'>, total: number | undefined): string {
   // Hashing the keys reads them all: only a run that reports or resumes pays for it.
-  return options.events === undefined && options.resume === undefined ? '' : fingerprintOf(options.keys, total);
+  if (options.events === undefined && options.resume === undefined) return '';
+  // Keys from a function are known only as the tasks come: the length stands for the source.
+  return fingerprintOf(typeof options.keys === 'function' ? undefined : options.keys, total);
 }
 
 /**

@@ -1,58 +1,65 @@
-// Each task's key (§15): the `keys` option's, or its position; and, on a run that resumes a
-// checkpoint, which tasks are done already and which are in doubt.
+// Each task's key (§15): the `keys` option's (an array by position, or a function asked as each task
+// comes), or its position; and, on a run that resumes a checkpoint, which tasks are done already and
+// which are in doubt.
 import { KeySet } from '../checkpoint/key-set.js';
 import type { TaskKey } from '../events.js';
-import type { ResolvedResume } from '../resolve-options.js';
+import { expected } from '../expected.js';
+import type { ResolvedOptions, ResolvedResume } from '../resolve-options.js';
 
 export class TaskKeys {
-  /** On a resumed run, the keys of the tasks it runs, by their index in it; `undefined` otherwise. */
+  /** The `keys` array, read by position; `undefined` for a function or no option. */
+  private readonly array: readonly TaskKey[] | undefined;
+  /** The `keys` function, asked once for each task that comes. */
+  private readonly ask: ((index: number) => unknown) | undefined;
+  /**
+   * The keys of the tasks the run keeps, by their index in it, when their position cannot give them:
+   * on a resumed run, which leaves tasks out, and with a `keys` function. `undefined` otherwise.
+   */
   private readonly kept: TaskKey[] | undefined;
+  /** Under a `keys` function: the position that first gave each key, to refuse it a second time. */
+  private readonly seen: Map<TaskKey, number> | undefined;
   /** On a resumed run: the tasks done already (succeeded, or failed for good as items), and those in doubt. */
   private readonly succeeded: KeySet | undefined;
   private readonly failed: KeySet | undefined;
   private readonly doubted: KeySet | undefined;
-  /** How many tasks a resumed run has left out, done already. */
-  skipped = 0;
 
   /**
-   * @param keys The `keys` option: a task's key by its position in the source.
+   * @param keys The `keys` option.
    * @param resume The checkpoint the run resumes, if any.
    */
-  constructor(
-    private readonly keys: readonly TaskKey[] | undefined,
-    resume: ResolvedResume | undefined,
-  ) {
+  constructor(keys: ResolvedOptions['keys'], resume: ResolvedResume | undefined) {
+    if (typeof keys === 'function') {
+      this.ask = keys;
+      this.seen = new Map();
+    } else {
+      this.array = keys;
+    }
+    if (resume === undefined && this.ask === undefined) return;
+    this.kept = [];
     if (resume === undefined) return;
     const { checkpoint } = resume;
-    this.kept = [];
     this.succeeded = KeySet.from(checkpoint.succeeded);
     this.failed = KeySet.from(checkpoint.failed);
     this.doubted = KeySet.from(checkpoint.inDoubt);
   }
 
-  /** The key of the task at `position` in the source. */
-  private sourceKey(position: number): TaskKey {
-    const { keys } = this;
-    return keys !== undefined && position < keys.length ? keys[position] : position;
-  }
-
   /** The key of the task at `index` in the run. */
   keyOf(index: number): TaskKey {
-    return this.kept === undefined ? this.sourceKey(index) : this.kept[index];
+    if (this.kept !== undefined) return this.kept[index];
+    const { array } = this;
+    return array !== undefined && index < array.length ? array[index] : index;
   }
 
   /**
    * The factory at `position` in the source has arrived: returns whether the run leaves it out, as a
-   * checkpoint it resumes has it done. A task it keeps takes the next index of the run.
+   * checkpoint it resumes has it done. A task it keeps takes the next index of the run. Throws what
+   * refuses the task: its key from the `keys` function is not a key, or is another task's already.
    */
   leavesOut(position: number): boolean {
     const { kept } = this;
     if (kept === undefined) return false;
-    const key = this.sourceKey(position);
-    if ((this.succeeded as KeySet).has(key) || (this.failed as KeySet).has(key)) {
-      this.skipped++;
-      return true;
-    }
+    const key = this.keyAt(position);
+    if (this.succeeded?.has(key) === true || this.failed?.has(key) === true) return true;
     kept.push(key);
     return false;
   }
@@ -60,5 +67,23 @@ export class TaskKeys {
   /** Whether the task at `index` in the run was in doubt in the checkpoint it resumes: it may have taken effect. */
   inDoubt(index: number): boolean {
     return this.doubted !== undefined && this.doubted.has(this.keyOf(index));
+  }
+
+  /** The key of the task at `position` in the source: from the `keys` array or function, else the position. */
+  private keyAt(position: number): TaskKey {
+    const { ask, seen } = this;
+    if (ask === undefined || seen === undefined) {
+      const { array } = this;
+      return array !== undefined && position < array.length ? array[position] : position;
+    }
+    const key = ask(position);
+    if (typeof key !== 'string' && (typeof key !== 'number' || !Number.isFinite(key))) {
+      throw new TypeError(expected(`keys(${position})`, 'a string or a finite number', key));
+    }
+    const first = seen.get(key);
+    if (first !== undefined)
+      throw new RangeError(expected(`keys(${position})`, `a key of its own (\`keys(${first})\` gave the same key)`, key));
+    seen.set(key, position);
+    return key;
   }
 }
