@@ -10,9 +10,10 @@
  *   checkpoint was made: exactly once overall, in-doubt tasks counted;
  * - the second run's contexts say `inDoubt` for exactly the checkpoint's tasks in doubt, with their keys;
  * - its last checkpoint has every task done, none in doubt, a sequence that carried on, and `completed`.
+ * The same again on the reference model's scenarios whose tasks all succeed.
  */
 import fc from 'fast-check';
-import { from, map, mergeMap, Subject, throwError, timer, VirtualTimeScheduler } from 'rxjs';
+import { from, map, mergeMap, of, Subject, throwError, timer, VirtualTimeScheduler } from 'rxjs';
 import {
   slowStart,
   slowStartBatch,
@@ -23,20 +24,23 @@ import {
   type TaskFactory,
 } from '../../src/index';
 import { KeySet } from '../../src/checkpoint/key-set';
+import { options as modelOptions, successfulTask, tasksOf, windowOptions } from '../model/arbitraries.js';
+import type { ScenarioOptions, TaskKind } from '../model/harness.js';
 import { propertyRuns } from '../support/property-runs.js';
 
 const runs = propertyRuns(__filename);
+/** Fewer for the model's scenarios: a few thousand tasks, run three times each. */
+const MODEL_RUNS = Math.min(runs.numRuns, 100);
 
 type Kind = 'ok' | 'throttle' | 'transient' | 'item';
 interface Step {
   readonly kind: Kind;
-  readonly ms: number;
+  /** How long the try takes, in virtual ms; `null` for a synchronous one. */
+  readonly ms: number | null;
 }
 interface Scenario {
   readonly api: 'slowStart' | 'operator';
-  readonly pacing: 'batch' | 'window';
-  readonly initialBatchSize: number;
-  readonly concurrency: number;
+  readonly options: ScenarioOptions;
   readonly keyed: boolean;
   readonly tasks: Step[][];
   /**
@@ -63,15 +67,47 @@ const step: fc.Arbitrary<Step> = fc.record({
   ms: fc.integer({ min: 0, max: 30 }),
 });
 
-const scenario: fc.Arbitrary<Scenario> = fc.record({
-  api: fc.constantFrom('slowStart' as const, 'operator' as const),
-  pacing: fc.constantFrom('batch' as const, 'window' as const),
-  initialBatchSize: fc.integer({ min: 1, max: 3 }),
-  concurrency: fc.oneof(fc.integer({ min: 1, max: 4 }), fc.constant(Infinity)),
-  keyed: fc.boolean(),
-  tasks: fc.array(fc.array(step, { minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 12 }),
+const cut = {
   killAt: fc.integer({ min: 0, max: 1_000_000 }),
   storedBack: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 1_000_000 })),
+};
+
+const scenario: fc.Arbitrary<Scenario> = fc.record({
+  api: fc.constantFrom('slowStart' as const, 'operator' as const),
+  options: fc.record({
+    pacing: fc.constantFrom('batch' as const, 'window' as const),
+    initialBatchSize: fc.integer({ min: 1, max: 3 }),
+    concurrency: fc.oneof(fc.integer({ min: 1, max: 4 }), fc.constant(Infinity)),
+  }),
+  keyed: fc.boolean(),
+  tasks: fc.array(fc.array(step, { minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 12 }),
+  ...cut,
+});
+
+/** How long a successful task of the model takes: `null` for one that completes synchronously. */
+function msOf(task: TaskKind): number | null {
+  switch (task.kind) {
+    case 'observable':
+      return task.delay;
+    case 'promise':
+      return task.delay ?? 0;
+    default:
+      return null;
+  }
+}
+
+/**
+ * The reference model's scenarios (spec/model/arbitraries.ts) whose tasks all succeed: its options in
+ * both pacings (growth factors, caps, `flushAfter`, up to a few thousand tasks) and its tasks, each one
+ * try that succeeds synchronously or after its delay. A promise task settles by a timer of its delay,
+ * or at once: the kill falls between events, which a microtask would not change.
+ */
+const modelScenario: fc.Arbitrary<Scenario> = fc.record({
+  api: fc.constantFrom('slowStart' as const, 'operator' as const),
+  options: fc.oneof(modelOptions, windowOptions),
+  keyed: fc.boolean(),
+  tasks: tasksOf(successfulTask).map((tasks) => tasks.map((task): Step[] => [{ kind: 'ok', ms: msOf(task) }])),
+  ...cut,
 });
 
 interface Run {
@@ -95,16 +131,14 @@ function run(s: Scenario, resume: SlowStartCheckpoint | undefined, killAfter = I
   const factories = s.tasks.map((steps): TaskFactory<number> => (context) => {
     result.invoked.push({ key: context.key, inDoubt: context.inDoubt, after: result.checkpoints.length });
     const { kind, ms } = steps[Math.min(context.attempt, steps.length) - 1];
-    const settle = timer(ms, scheduler);
+    const settle = ms === null ? of(0) : timer(ms, scheduler);
     return kind === 'ok' ? settle.pipe(map(() => 1)) : settle.pipe(mergeMap(() => throwError(() => new KindError(kind))));
   });
   events.pipe(slowStartCheckpoint()).subscribe((checkpoint) => {
     if (!job.killed) result.checkpoints.push(checkpoint);
   });
-  const options: SlowStartOptions<number> = {
-    pacing: s.pacing,
-    initialBatchSize: s.initialBatchSize,
-    concurrency: s.concurrency,
+  const options = {
+    ...s.options,
     scheduler,
     keys,
     resume,
@@ -122,7 +156,7 @@ function run(s: Scenario, resume: SlowStartCheckpoint | undefined, killAfter = I
       outOfTries: 'item',
       maxConsecutiveItemFailures: Infinity,
     },
-  };
+  } as SlowStartOptions<number>;
   const output = s.api === 'slowStart' ? slowStart(factories, options) : from(factories).pipe(slowStartBatch(options));
   const subscription = output.subscribe({ error: () => (result.ended = 'errored'), complete: () => (result.ended = 'completed') });
   // The kill: nothing after it is reported or stored; what was in flight may still have taken effect.
@@ -175,6 +209,14 @@ describe('§15: a job killed at any instant and resumed from a stored checkpoint
     `loses nothing and does each task once, in-doubt tasks counted, on ${runs.numRuns} generated scenarios`,
     () => {
       fc.assert(fc.property(scenario, checkResume), runs.params());
+    },
+    runs.timeout,
+  );
+
+  it(
+    `the same on ${MODEL_RUNS} of the reference model's scenarios whose tasks succeed (its options in both pacings, up to thousands of tasks)`,
+    () => {
+      fc.assert(fc.property(modelScenario, checkResume), { ...runs.params(), numRuns: MODEL_RUNS });
     },
     runs.timeout,
   );

@@ -78,7 +78,7 @@ export const anyTask = fc.oneof({ weight: 3, arbitrary: successfulTask }, { weig
  * few arbitrary tasks (often failures) at arbitrary positions, so they stay cheap to generate and to
  * shrink while still reaching later, larger batches.
  */
-const tasksOf = (anyTask: fc.Arbitrary<TaskKind>): fc.Arbitrary<TaskKind[]> =>
+export const tasksOf = (anyTask: fc.Arbitrary<TaskKind>): fc.Arbitrary<TaskKind[]> =>
   fc.oneof(
     { weight: 6, arbitrary: fc.array(anyTask, { maxLength: 16 }) },
     {
