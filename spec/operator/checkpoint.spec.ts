@@ -307,3 +307,30 @@ describe('keys from a function', () => {
     ).toEqual([[], [broken]]);
   });
 });
+
+describe('checkpoints that ended', () => {
+  it('a cancelled run (Ctrl-C) is resumed with what is left, and its requests aborted in flight stay in doubt', () => {
+    const first = runJob([10, 10, 10, 10, 10, 10], { initialBatchSize: 2 });
+    first.scheduler.maxFrames = 15;
+    first.scheduler.flush();
+    first.subscription.unsubscribe();
+    const cancelled = last(first);
+    expect([cancelled.ended, cancelled.succeeded, cancelled.inDoubt]).toEqual(['cancelled', [[0, 1]], [[2, 5]]]);
+    const resumed = runJob([10, 10, 10, 10, 10, 10], { initialBatchSize: 2, resume: cancelled });
+    resumed.scheduler.flush();
+    expect(resumed.invoked.map((context) => [context.key, context.inDoubt])).toEqual([
+      [2, true],
+      [3, true],
+      [4, true],
+      [5, true],
+    ]);
+    expect(last(resumed).ended).toBe('completed');
+  });
+
+  it('come about two a task: one as it starts, one as it settles, and one for each change of pace', () => {
+    const job = runJob(Array<number>(100).fill(10));
+    job.scheduler.flush();
+    expect(job.checkpoints.length).toBeGreaterThanOrEqual(200);
+    expect(job.checkpoints.length).toBeLessThanOrEqual(220);
+  });
+});
