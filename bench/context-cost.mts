@@ -33,7 +33,7 @@ const proxyHandler: ProxyHandler<ContextSource> = {
 };
 
 const makers: Record<string, (source: ContextSource) => { index: number }> = {
-  createContext,
+  createContext: (source) => createContext(source, source.index, false),
   'fields only': fieldsOnly,
   'hidden symbol, frozen': (source) => {
     const context = { index: source.index, batch: source.batch, attempt: source.attempt };

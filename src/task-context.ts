@@ -1,13 +1,11 @@
 import type { TaskKey } from './events.js';
 import type { TaskContext } from './types.js';
 
-/** What a context is made from: the task's index, batch, attempt, key and doubt, and its signal made on first read. */
+/** What a context is made from: the task's index, batch and attempt, and its signal made on first read. */
 export interface ContextSource {
   readonly index: number;
   readonly batch: number;
   readonly attempt: number;
-  readonly key: TaskKey;
-  readonly inDoubt: boolean;
   readonly signal: AbortSignal;
 }
 
@@ -73,12 +71,13 @@ const signal: PropertyDescriptor = {
 const link: PropertyDescriptor = { value: undefined, enumerable: false, writable: false, configurable: false };
 
 /**
- * Makes a task's context: a plain `{ index, batch, attempt, key, inDoubt, signal }` whose prototype is
+ * Makes a task's context, with its `key` and whether it is `inDoubt`: a plain
+ * `{ index, batch, attempt, key, inDoubt, signal }` whose prototype is
  * `Object.prototype`. It holds copies: what a factory writes to it, or a freeze or a seal, reaches
  * nothing of the runner's, and `signal` keeps reading the task.
  */
-export function createContext(source: ContextSource): TaskContext {
-  const context = { index: source.index, batch: source.batch, attempt: source.attempt, key: source.key, inDoubt: source.inDoubt };
+export function createContext(source: ContextSource, key: TaskKey, inDoubt: boolean): TaskContext {
+  const context = { index: source.index, batch: source.batch, attempt: source.attempt, key, inDoubt };
   link.value = source;
   Object.defineProperty(context, task, link);
   link.value = undefined;

@@ -41,14 +41,14 @@ export class TaskRun<T> implements TaskObserver, ContextSource {
     readonly drops: number,
     /** The try's place among the run's tries in the order they started, from 1. */
     readonly order: number,
-    /** The task's key, the same across runs. */
-    readonly key: TaskKey,
+    /** The task's key, the same across runs: for its context. */
+    key: TaskKey,
     /** Whether a checkpoint the run resumes had the task in doubt: an earlier try may have taken effect. */
-    readonly inDoubt: boolean,
+    inDoubt: boolean,
     /** The runner's `settle`. */
     private readonly onSettle: (run: TaskRun<T>, fulfilled: boolean, outcome: unknown) => void,
   ) {
-    this.context = createContext(this);
+    this.context = createContext(this, key, inDoubt);
   }
 
   /** The task's position in the source. */

@@ -18,14 +18,12 @@ describe('createContext', () => {
       index: 3,
       batch: 1,
       attempt: 2,
-      key: 3,
-      inDoubt: false,
       get signal() {
         reads++;
         return signal;
       },
     };
-    const context = createContext(source);
+    const context = createContext(source, 3, false);
     void inspect(context);
     expect([reads, Object.getOwnPropertyDescriptor(context, 'index')]).toEqual([
       0,
