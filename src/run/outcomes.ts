@@ -90,10 +90,10 @@ export class Outcomes<T> {
     book.fulfil(group, run.position, value);
     this.itemsInARow = 0;
     reporter?.succeeded(run, value);
-    this.heard(value, run);
+    if (waits.announced !== undefined) this.heard(value, run);
     pacing.succeeded(run.drops);
     waits.learned?.rate.succeeded();
-    this.reportPace(false);
+    if (reporter !== undefined) this.reportPace(false);
     return group.settled === group.size;
   }
 
