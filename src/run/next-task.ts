@@ -19,7 +19,8 @@ export interface StartParts<T> {
 
 /** Starts the next task: a retried one if `pacing` takes it, or else the oldest waiting factory. */
 export function startNextTask<T>(pacing: Pacing, { intake, retries, tasks, book, flush }: StartParts<T>): void {
-  const retry = pacing.takesRetry() ? retries.shift() : undefined;
+  // Most starts find no retry waiting: no call into the queue for them.
+  const retry = retries.length > 0 && pacing.takesRetry() ? retries.shift() : undefined;
   if (retry !== undefined) {
     // The same result and index, the next attempt, a fresh context.
     tasks.start(retry.group, retry.position, retry.factory, retry.attempt + 1, pacing.start(true).drops);
