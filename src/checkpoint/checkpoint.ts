@@ -55,19 +55,14 @@ export function readCheckpoint(value: unknown, name = 'resume'): SlowStartCheckp
     throw new TypeError(expected(name, 'a checkpoint made by slowStartCheckpoint() (a plain object)', value));
   }
   const checkpoint = value as Record<string, unknown>;
-  const field = (key: string, rule: string, ok: (field: unknown) => boolean): void => {
-    if (!ok(checkpoint[key])) throw new TypeError(expected(`${name}.${key}`, rule, checkpoint[key]));
-  };
+  const field = checkField(checkpoint, name);
   field('version', `${CHECKPOINT_VERSION} (the checkpoint format this version of rxjs-slow-start reads)`, (v) => v === CHECKPOINT_VERSION);
   field('sequence', 'a non-negative integer', (v) => Number.isSafeInteger(v) && (v as number) >= 0);
   field('fingerprint', 'a string', (v) => typeof v === 'string');
   field('savedAt', 'a finite number', Number.isFinite);
   for (const list of ['succeeded', 'failed', 'inDoubt']) checkKeyList(checkpoint[list], `${name}.${list}`);
   field('pace', 'an object with limit, threshold, perSecond and pausedUntil', (v) => typeof v === 'object' && v !== null);
-  const pace = checkpoint.pace as Record<string, unknown>;
-  const paceField = (key: string, rule: string, ok: (field: unknown) => boolean): void => {
-    if (!ok(pace[key])) throw new TypeError(expected(`${name}.pace.${key}`, rule, pace[key]));
-  };
+  const paceField = checkField(checkpoint.pace as Record<string, unknown>, `${name}.pace`);
   paceField('limit', 'a positive number', (v) => typeof v === 'number' && v >= 1);
   paceField('threshold', 'a positive number or null', (v) => v === null || (typeof v === 'number' && v >= 1));
   paceField('perSecond', 'a positive number or null', (v) => v === null || (typeof v === 'number' && v > 0));
@@ -78,6 +73,13 @@ export function readCheckpoint(value: unknown, name = 'resume'): SlowStartCheckp
     (v) => v === null || v === 'completed' || v === 'failed' || v === 'cancelled',
   );
   return value as SlowStartCheckpoint;
+}
+
+/** Checks a field of `object`, named `name.key` in the `TypeError` it throws when `ok` says no. */
+function checkField(object: Record<string, unknown>, name: string) {
+  return (key: string, rule: string, ok: (field: unknown) => boolean): void => {
+    if (!ok(object[key])) throw new TypeError(expected(`${name}.${key}`, rule, object[key]));
+  };
 }
 
 /**

@@ -45,9 +45,7 @@ export class TaskKeys {
 
   /** The key of the task at `index` in the run. */
   keyOf(index: number): TaskKey {
-    if (this.kept !== undefined) return this.kept[index];
-    const { array } = this;
-    return array !== undefined && index < array.length ? array[index] : index;
+    return this.kept !== undefined ? this.kept[index] : this.positionKey(index);
   }
 
   /**
@@ -72,10 +70,7 @@ export class TaskKeys {
   /** The key of the task at `position` in the source: from the `keys` array or function, else the position. */
   private keyAt(position: number): TaskKey {
     const { ask, seen } = this;
-    if (ask === undefined || seen === undefined) {
-      const { array } = this;
-      return array !== undefined && position < array.length ? array[position] : position;
-    }
+    if (ask === undefined || seen === undefined) return this.positionKey(position);
     const key = ask(position);
     if (typeof key !== 'string' && (typeof key !== 'number' || !Number.isFinite(key))) {
       throw new TypeError(expected(`keys(${position})`, 'a string or a finite number', key));
@@ -85,5 +80,11 @@ export class TaskKeys {
       throw new RangeError(expected(`keys(${position})`, `a key of its own (\`keys(${first})\` gave the same key)`, key));
     seen.set(key, position);
     return key;
+  }
+
+  /** The key of the task at `position` in the source without a `keys` function: the array's, else the position. */
+  private positionKey(position: number): TaskKey {
+    const { array } = this;
+    return array !== undefined && position < array.length ? array[position] : position;
   }
 }
