@@ -9,7 +9,7 @@ import tseslint from 'typescript-eslint';
 
 export default defineConfig(
   {
-    ignores: ['dist/', 'coverage/', 'reports/', '.stryker-tmp/', '**/node_modules/'],
+    ignores: ['dist/', 'docs/api/', 'coverage/', 'reports/', '.stryker-tmp/', '**/node_modules/'],
   },
   js.configs.recommended,
   {

@@ -54,7 +54,7 @@ export class UsageError extends Error {
   }
 }
 
-// Defaults chosen so that a bare `npm run demo` fails within a second or two: batches of 1, 2, 4
+// Defaults chosen so that a bare `npm run demo:simulated` fails within a second or two: batches of 1, 2, 4
 // and 8 (15 calls) fit in the quota of 20 calls, the batch of 16 runs into it.
 export const DEFAULTS = {
   tasks: 100,
@@ -77,7 +77,7 @@ const MAX_LATENCY_MS = 60_000;
 const MAX_SEED = 0xffff_ffff;
 const MAX_SPREAD = 2;
 
-export const USAGE = `Usage: npm run demo -- [flags]
+export const USAGE = `Usage: npm run demo:simulated -- [flags]
 
 Runs simulated tasks against a fake rate-limited API with slow start, prints each batch as it
 settles, then a summary of the calls that slow start saved.
@@ -102,9 +102,9 @@ Flags:
   --attempts N   with --retry: tries per task, the first included (1..${MAX_ATTEMPTS}, default ${RETRY_DEFAULTS.attempts})
   -h, --help     print this help and exit
 
-Example: npm run demo -- --tasks 200 --quota 30 --initial 2 --svg timeline.svg
-         npm run demo -- --pacing both --spread 1 --quota 1000 --svg pacing.svg
-         npm run demo -- --retry --tasks 80 --pacing window --svg retry.svg`;
+Example: npm run demo:simulated -- --tasks 200 --quota 30 --initial 2 --svg timeline.svg
+         npm run demo:simulated -- --pacing both --spread 1 --quota 1000 --svg pacing.svg
+         npm run demo:simulated -- --retry --tasks 80 --pacing window --svg retry.svg`;
 
 /**
  * Parses the demo's command line (without the `node` and script entries).

@@ -112,7 +112,7 @@ describe('demo command', () => {
     const stdout = captureOutput();
     const stderr = captureOutput();
     expect(await main(['--help'], { stdout, stderr, env: {} })).toBe(EXIT_OK);
-    expect(stdout.text()).toContain('Usage: npm run demo');
+    expect(stdout.text()).toContain('Usage: npm run demo:simulated');
     expect(stderr.text()).toBe('');
   });
 

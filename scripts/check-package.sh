@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Checks what `npm publish` would ship, and fails on any finding:
 #   1. builds dist/ afresh;
-#   2. `npm pack --dry-run` lists exactly dist/**, README.md, CHANGELOG.md, LICENSE and package.json;
+#   2. `npm pack --dry-run` lists exactly dist/**, the guides (docs/*.md and the pictures they show,
+#      docs/*.svg), README.md, CHANGELOG.md, LICENSE and package.json; and every relative link or image
+#      of README.md and of the guides resolves to a file in the tarball;
 #   3. publint --strict has nothing to say (not even a suggestion);
 #   4. Are the Types Wrong? finds no problem for node10, node16 (CJS and ESM) and bundler resolution;
 #   5. the packed tarball, installed next to rxjs, loads through both `import` and `require`,
@@ -29,9 +31,24 @@ node - "$scratch/pack.json" <<'JS'
 const fs = require('node:fs');
 const [{ files }] = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'));
 const shipped = files.map((f) => f.path).sort();
-const expectedRoot = ['CHANGELOG.md', 'LICENSE', 'README.md', 'package.json'];
+const guides = fs
+  .readdirSync('docs')
+  .filter((name) => /\.(md|svg)$/.test(name))
+  .map((name) => `docs/${name}`);
+const expectedRoot = ['CHANGELOG.md', 'LICENSE', 'README.md', 'package.json', ...guides];
 const problems = [];
 for (const name of expectedRoot) if (!shipped.includes(name)) problems.push(`missing: ${name}`);
+// Links and images that npm's page and a reader of node_modules can follow: none may leave the tarball.
+const path = require('node:path');
+for (const document of ['README.md', ...guides.filter((name) => name.endsWith('.md'))]) {
+  const text = fs.readFileSync(document, 'utf8').replace(/^```[\s\S]*?^```$/gm, '');
+  for (const [, link, image] of text.matchAll(/\]\(([^)\s]+)\)|src="([^"]+)"/g)) {
+    const target = link ?? image;
+    if (/^([a-z]+:|#)/.test(target)) continue;
+    const file = path.posix.normalize(path.posix.join(path.posix.dirname(document), target.split('#')[0]));
+    if (!shipped.includes(file)) problems.push(`${document} links to ${target}, which is not in the tarball`);
+  }
+}
 for (const half of ['esm', 'cjs']) {
   for (const name of ['index.js', 'index.d.ts', 'package.json']) {
     if (!shipped.includes(`dist/${half}/${name}`)) problems.push(`missing: dist/${half}/${name}`);
@@ -47,7 +64,7 @@ if (problems.length > 0) {
   console.error(problems.join('\n'));
   process.exit(1);
 }
-console.log(`${shipped.length} files: ${expectedRoot.join(', ')} and ${shipped.length - expectedRoot.length} under dist/`);
+console.log(`${shipped.length} files: ${expectedRoot.join(', ')} and ${shipped.length - expectedRoot.length} under dist/; their links resolve`);
 JS
 
 echo '--- npm pack'

@@ -1,9 +1,10 @@
-// Compiles every TypeScript snippet of README.md under `strict`, so that what a reader copies compiles.
-// `npm run check:readme`; CI runs it from .ci/run.
+// Compiles every TypeScript snippet of README.md, of the guides in docs/ and of CONTRIBUTING.md under
+// `strict`, so that what a reader copies compiles. `npm run check:readme`; CI runs it from .ci/run.
 //
-// - A snippet is a fenced block that opens with ```ts. The snippets are read from README.md each time:
-//   no copy of them is kept anywhere else. The ```typescript blocks are not snippets: they are files of
-//   the Angular example, verbatim (spec/contract/readme.spec.ts checks it), compiled and tested there.
+// - A snippet is a fenced block that opens with ```ts. The snippets are read from the documents each
+//   time: no copy of them is kept anywhere else. The ```typescript blocks are not snippets: they are
+//   files of the Angular example, or excerpts of them, verbatim (spec/contract/readme.spec.ts checks
+//   it), compiled and tested there.
 // - Each snippet becomes a module of its own (an `export {}` is appended), so snippets never see each
 //   other's names.
 // - A snippet may use names it does not define (`users`, `http`, `Pod`, ...). What it assumes is written
@@ -20,26 +21,33 @@
 //   options are `strict` with ES2022 modules and top-level await, the DOM library (fetch, AbortSignal,
 //   console) and decorators as Angular compiles them (`experimentalDecorators`).
 // - Any error fails the check, naming the README line of the error and of its snippet's fence.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const readmePath = join(root, 'README.md');
+const documents = [
+  'README.md',
+  ...readdirSync(join(root, 'docs'))
+    .filter((name) => name.endsWith('.md'))
+    .sort()
+    .map((name) => `docs/${name}`),
+  'CONTRIBUTING.md',
+];
 const CONTEXT = /^<!--\s*snippet-context:([\s\S]*?)-->\s*$/;
 
-/** The ```ts blocks of a markdown text: 1-based line of the fence, the context before it, the code. */
-function extractSnippets(markdown) {
+/** The ```ts blocks of a document: its path, the 1-based line of the fence, the context before it, the code. */
+function extractSnippets(path, markdown) {
   const lines = markdown.split('\n');
   const snippets = [];
   for (let index = 0; index < lines.length; index++) {
     if (lines[index].trimEnd() !== '```ts') continue;
     const fenceLine = index + 1;
     const end = lines.findIndex((line, at) => at > index && line.trimEnd() === '```');
-    if (end === -1) throw new Error(`README.md:${fenceLine}: the \`\`\`ts block is never closed`);
-    snippets.push({ fenceLine, context: contextBefore(lines, index), code: lines.slice(index + 1, end).join('\n') });
+    if (end === -1) throw new Error(`${path}:${fenceLine}: the \`\`\`ts block is never closed`);
+    snippets.push({ path, fenceLine, context: contextBefore(lines, index), code: lines.slice(index + 1, end).join('\n') });
     index = end;
   }
   return snippets;
@@ -56,17 +64,17 @@ function contextBefore(lines, fence) {
   return match ? match[1].trim() : '';
 }
 
-const snippets = extractSnippets(readFileSync(readmePath, 'utf8'));
-if (snippets.length === 0) {
+const snippets = documents.flatMap((path) => extractSnippets(path, readFileSync(join(root, path), 'utf8')));
+if (!snippets.some((snippet) => snippet.path === 'README.md')) {
   console.error('check:readme failed: README.md has no ```ts snippet (was the fence changed?)');
   process.exit(1);
 }
 
 const scratch = mkdtempSync(join(tmpdir(), 'rxjs-slow-start-readme-'));
 try {
-  // Each file: the context on one line, then the snippet, so that a snippet line maps to a README line.
-  const files = snippets.map((snippet) => {
-    const file = join(scratch, `readme-line-${snippet.fenceLine}.ts`);
+  // Each file: the context on one line, then the snippet, so that a snippet line maps to a document's line.
+  const files = snippets.map((snippet, index) => {
+    const file = join(scratch, `snippet-${index}-line-${snippet.fenceLine}.ts`);
     writeFileSync(file, `${snippet.context.replace(/\n/g, ' ')}\n${snippet.code}\nexport {};\n`);
     return { ...snippet, file };
   });
@@ -119,18 +127,24 @@ try {
       failures.push({ at: 0, text: `${diagnostic.file?.fileName ?? 'compiler'}: ${message}` });
       continue;
     }
-    // Line 0 of the file is the context; line k (k >= 1) is the snippet's line k, README line fence + k.
+    // Line 0 of the file is the context; line k (k >= 1) is the snippet's line k, the document's line fence + k.
     const { line } = diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start);
-    const where = line === 0 ? `its snippet-context comment` : `README.md:${snippet.fenceLine + line}`;
-    failures.push({ at: snippet.fenceLine + line, text: `README.md:${snippet.fenceLine} (the snippet's fence), ${where}: ${message}` });
+    const where = line === 0 ? `its snippet-context comment` : `${snippet.path}:${snippet.fenceLine + line}`;
+    failures.push({
+      at: snippet.fenceLine + line,
+      text: `${snippet.path}:${snippet.fenceLine} (the snippet's fence), ${where}: ${message}`,
+    });
   }
   if (failures.length > 0) {
-    console.error(`check:readme failed: ${failures.length} error(s) in the README's TypeScript snippets`);
-    for (const failure of failures.sort((a, b) => a.at - b.at)) console.error(`- ${failure.text}`);
+    console.error(`check:readme failed: ${failures.length} error(s) in the documents' TypeScript snippets`);
+    for (const failure of failures) console.error(`- ${failure.text}`);
     process.exitCode = 1;
   } else {
-    const lines = snippets.map((snippet) => snippet.fenceLine).join(', ');
-    console.log(`check:readme: ${snippets.length} TypeScript snippets of README.md compile under strict (fences at lines ${lines})`);
+    const counts = documents
+      .map((path) => [path, snippets.filter((snippet) => snippet.path === path).length])
+      .filter(([, count]) => count > 0)
+      .map(([path, count]) => `${path} ${count}`);
+    console.log(`check:readme: ${snippets.length} TypeScript snippets compile under strict (${counts.join(', ')})`);
   }
 } finally {
   rmSync(scratch, { recursive: true, force: true });

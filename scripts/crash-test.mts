@@ -1,6 +1,6 @@
 /**
- * `npm run crash-test`: the README's job that survives its process (the snippet under "A job that
- * survives its process"), run as it is written against a real HTTP API on 127.0.0.1 (express +
+ * `npm run crash-test`: the job that survives its process (the snippet of docs/durable-jobs.md, or of the
+ * README, that stores checkpoints and sends an `Idempotency-Key`), run as it is written against a real HTTP API on 127.0.0.1 (express +
  * express-rate-limit, bench/http/import-server.mts, which honours and counts `Idempotency-Key`), killed
  * with SIGKILL at seeded random instants (up to 16 times a variant) and started again each time from the
  * checkpoint it stored, until it completes. Then, from the server's counts:
@@ -38,13 +38,13 @@ function random(state: number): () => number {
   };
 }
 
-/** The README's snippet that stores checkpoints, as JavaScript, against `base`, keyed or not. */
-function clientFrom(readme: string, base: string, keyed: boolean): string {
-  const snippet = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)]
+/** The documents' snippet that stores checkpoints in a file, as JavaScript, against `base`, keyed or not. */
+function clientFrom(documents: string, base: string, keyed: boolean): string {
+  const snippet = [...documents.matchAll(/```ts\n([\s\S]*?)```/g)]
     .map((match) => match[1])
-    .find((code) => code.includes('slowStartCheckpoint()'));
-  if (snippet === undefined || !snippet.includes("'idempotency-key': String(context.key)"))
-    throw new Error('the README has no checkpoint snippet with an Idempotency-Key');
+    .find((code) => code.includes('slowStartCheckpoint()') && code.includes("'idempotency-key': String(context.key)"));
+  if (snippet === undefined)
+    throw new Error('neither the README nor docs/durable-jobs.md has a checkpoint snippet with an Idempotency-Key');
   const code = keyed ? snippet : snippet.replace("'idempotency-key': String(context.key)", '');
   const records = `const records = Array.from({ length: ${RECORDS} }, (_, id) => ({ id, name: 'record ' + id }));\n`;
   const js = ts.transpileModule(records + code.replaceAll('http://127.0.0.1:3000', base), {
@@ -86,7 +86,8 @@ async function crashRun(base: string, keyed: boolean, next: () => number) {
   const folder = join(root, '.crash-test');
   mkdirSync(folder, { recursive: true });
   const client = join(folder, `client-${keyed ? 'keyed' : 'plain'}.mjs`);
-  writeFileSync(client, clientFrom(readFileSync(join(root, 'README.md'), 'utf8'), base, keyed));
+  const documents = ['README.md', 'docs/durable-jobs.md'].map((path) => readFileSync(join(root, path), 'utf8')).join('\n');
+  writeFileSync(client, clientFrom(documents, base, keyed));
   const cwd = mkdtempSync(join(tmpdir(), 'crash-test-'));
   const kills: { at: number; inDoubt: number; succeeded: number; replayedAfter: number }[] = [];
   let replayedBefore = 0;

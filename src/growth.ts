@@ -1,9 +1,12 @@
 // §2's growth rule: how large the next batch may be after one that succeeded.
 
-/** The options that shape batch sizes. */
+/** The options that shape batch sizes. @inline */
 export interface GrowthOptions {
+  /** The smallest batch after a successful one: see {@link CommonOptions.initialBatchSize}. */
   readonly initialBatchSize: number;
+  /** How much a batch may grow: see {@link CommonOptions.growthFactor}. */
   readonly growthFactor: number;
+  /** The largest batch: see {@link CommonOptions.maxBatchSize}. */
   readonly maxBatchSize: number;
 }
 

@@ -2,9 +2,13 @@
 
 /** What a response that is not ok looks like: a fetch `Response`, or any object so shaped. */
 export interface NotOkResponse {
+  /** The HTTP status: 422, say. */
   readonly status: number;
+  /** Always `false`: what makes it a response that is not ok. */
   readonly ok: false;
+  /** The status text, when there is one: `'Unprocessable Entity'`, say. */
   readonly statusText?: string;
+  /** Where the response came from, when known. */
   readonly url?: string;
 }
 
@@ -38,6 +42,7 @@ export function isNotOkResponse(value: unknown): value is NotOkResponse {
  * ```
  */
 export class HttpError extends Error {
+  /** Always `'HttpError'`. */
   override readonly name = 'HttpError';
   /** The response's status: 422, say. */
   readonly status: number;

@@ -1,3 +1,12 @@
+/**
+ * Kubernetes-style slow-start batching for RxJS: task factories run in batches of 1, 2, 4, 8, ..., and
+ * nothing starts after a batch with a failure. {@link slowStart} runs an array, an iterable or any
+ * `ObservableInput` of factories, and {@link slowStartBatch} is the same as an operator; their options
+ * are {@link SlowStartOptions}, they emit {@link BatchResult}s and error with a {@link SlowStartBatchError}.
+ * The README is the guide; this reference is generated from the sources.
+ *
+ * @packageDocumentation
+ */
 export { slowStartBatch } from './slow-start-batch.js';
 export { slowStart } from './slow-start.js';
 export { SlowStartBatchError, isSlowStartBatchError } from './slow-start-batch-error.js';

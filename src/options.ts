@@ -64,7 +64,7 @@ export interface CommonOptions<T = unknown> {
    * with `readRateLimits()` (a fetch `Response`, Angular's `HttpResponse` or `HttpErrorResponse`, an
    * error carrying a `response`); a function is given the value or the error and returns a budget, an
    * array of them, or `undefined`. It only ever starts a task later than it would without. How it
-   * measures its share is in the README, under "Pacing by what the server announces".
+   * measures its share is in the guide shipped with the package, docs/rate-limit.md.
    * @default false (no announcement is read)
    */
   rateLimit?: boolean | ((outcome: unknown) => RateLimitState | readonly RateLimitState[] | undefined);

@@ -143,7 +143,10 @@ export function readRateLimit(response: unknown, now: number = Date.now()): Rate
   return tightest;
 }
 
-/** @deprecated Use readRateLimit(); kept through 0.x. */
+/**
+ * The first name of {@link readRateLimit}: the same function.
+ * @deprecated Use {@link readRateLimit}: this name is kept through 0.x.
+ */
 export const rateLimit: typeof readRateLimit = readRateLimit;
 
 /**

@@ -15,16 +15,21 @@ export interface SlowStartState {
   readonly inFlight: number;
   /** Throttled, or failed with a transient failure: waiting to be tried again. */
   readonly retrying: number;
+  /** Succeeded, those a resumed checkpoint has as succeeded included. */
   readonly succeeded: number;
   /** Failed fatally: the run stopped after them. */
   readonly failed: number;
   /** Failed as items, while the run went on. */
   readonly itemFailed: number;
+  /** Waited to be tried again when their run stopped. */
   readonly abandoned: number;
+  /** In flight, and torn down, when the subscriber left. */
   readonly cancelled: number;
+  /** Never started: their run ended first. */
   readonly skipped: number;
   /** The pace: at most `limit` tasks in flight, growing by one per round from `threshold` on. */
   readonly limit: number | undefined;
+  /** From this limit on, the pace grows by one task per round; `undefined` before the job's first throttle. */
   readonly threshold: number | undefined;
   /** The end of the last pause, on the scheduler's clock: the run is paused while `now < pausedUntil`. */
   readonly pausedUntil: number | undefined;

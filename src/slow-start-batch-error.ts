@@ -7,17 +7,25 @@ import type { TaskFactory, TaskOutcome } from './types.js';
  */
 const brand = Symbol.for('rxjs-slow-start/SlowStartBatchError');
 
-/** What a {@link SlowStartBatchError} reports; its fields are described on the class. */
+/** What a {@link SlowStartBatchError} reports; its fields are described on the class. @inline */
 export interface SlowStartBatchErrorDetails<T> {
+  /** Becomes {@link SlowStartBatchError.batch}. */
   batch: number;
+  /** Becomes {@link SlowStartBatchError.startIndex}. */
   startIndex: number;
+  /** Becomes {@link SlowStartBatchError.size}. */
   size: number;
+  /** Becomes {@link SlowStartBatchError.successes}. */
   successes: number;
+  /** Becomes {@link SlowStartBatchError.results}. */
   results: TaskOutcome<T>[];
+  /** Becomes {@link SlowStartBatchError.cause}. */
   cause: unknown;
+  /** Becomes {@link SlowStartBatchError.remaining}. */
   remaining: TaskFactory<T>[];
   /** The factories of the rejected tasks, then `remaining`; `remaining` alone when not given. */
   unfinished?: TaskFactory<T>[];
+  /** Given when the source errored: its error becomes {@link SlowStartBatchError.sourceError}. */
   sourceError?: { error: unknown };
 }
 

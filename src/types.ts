@@ -80,12 +80,40 @@ export interface BatchResult<T> {
    * last try; their `values` are `undefined`. Empty unless a try failed as an item: `retry.when` said so, or the task ran out of
    * tries under `retry.outOfTries: 'item'`.
    */
-  readonly itemFailures: readonly { readonly index: number; readonly reason: unknown }[];
+  readonly itemFailures: readonly {
+    /** The task's source index. */
+    readonly index: number;
+    /** What its last try failed with. */
+    readonly reason: unknown;
+  }[];
 }
 
 /** How one task of a failing batch ended, as listed in {@link SlowStartBatchError.results}. */
 export type TaskOutcome<T> =
-  | { readonly index: number; readonly status: 'fulfilled'; readonly value: T | undefined }
-  | { readonly index: number; readonly status: 'rejected'; readonly reason: unknown }
-  /** Under `retry`: the task waited to be tried again when the run stopped; `reason` is its last try's. */
-  | { readonly index: number; readonly status: 'abandoned'; readonly reason: unknown };
+  /** The task succeeded. */
+  | {
+      /** The task's source index. */
+      readonly index: number;
+      /** How it ended. */
+      readonly status: 'fulfilled';
+      /** The last value it emitted, or `undefined` if none. */
+      readonly value: T | undefined;
+    }
+  /** The task failed. */
+  | {
+      /** The task's source index. */
+      readonly index: number;
+      /** How it ended. */
+      readonly status: 'rejected';
+      /** What it failed with: any value, `undefined` included. */
+      readonly reason: unknown;
+    }
+  /** Under `retry`: the task waited to be tried again when the run stopped. */
+  | {
+      /** The task's source index. */
+      readonly index: number;
+      /** How it ended. */
+      readonly status: 'abandoned';
+      /** What its last try failed with. */
+      readonly reason: unknown;
+    };

@@ -54,6 +54,10 @@ describe('docs/behaviour.md', () => {
       ...scripts('demo'),
       ...scripts('bench'),
       'README.md',
+      ...readdirSync(join(root, 'docs'))
+        .filter((name) => name.endsWith('.md') && name !== 'behaviour.md')
+        .map((name) => `docs/${name}`),
+      'CONTRIBUTING.md',
       'BENCHMARKS.md',
       'examples/angular/README.md',
     ];

@@ -1,4 +1,4 @@
-// The README's Kubernetes parity recipe, run against Kubernetes' own cases.
+// The Kubernetes parity recipe of docs/pacing.md, run against Kubernetes' own cases.
 import { catchError, defaultIfEmpty, lastValueFrom, map, of, throwError, timeout, TimeoutError, type ObservableInput } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { isSlowStartBatchError, slowStart, type TaskFactory } from '../../src/index';
@@ -42,7 +42,7 @@ describe('the Kubernetes parity recipe', () => {
   );
 });
 
-describe("the README's timeout-as-success rule", () => {
+describe("docs/pacing.md's timeout-as-success rule", () => {
   it('counts a timed-out task as a success and still fails on other errors', () => {
     new TestScheduler((actual, expected) => expect(actual).toEqual(expected)).run(({ cold, expectObservable }) => {
       const call =

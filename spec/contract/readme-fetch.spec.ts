@@ -1,23 +1,30 @@
 /**
- * Every `fetch` snippet of README.md, run as written against a server on 127.0.0.1 that answers as
- * APIs do: a 422 for a bad record, a 429 with `Retry-After` and a 503 without, each once for some
- * requests, and a 415 for a body that does not say it is JSON. The snippets are read from README.md each time and compiled as the README check compiles
+ * Every `fetch` snippet of README.md and of the guides in docs/, run as written against a server on
+ * 127.0.0.1 that answers as APIs do: a 422 for a bad record, a 429 with `Retry-After` and a 503 without,
+ * each once for some requests, and a 415 for a body that does not say it is JSON. The snippets are read
+ * from the documents each time and compiled as the README check compiles
  * them; a relative URL is resolved against the server, as a page's `fetch` resolves it against its
  * origin. Each test checks that the snippet does what its text says.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import * as rxjs from 'rxjs';
 import ts from 'typescript';
 import * as slowStart from '../../src/index';
+import { tsSnippets } from '../support/docs';
 
-const readme = readFileSync(join(__dirname, '..', '..', 'README.md'), 'utf8');
+/** The ```ts snippets of the documents that call `fetch`, each with its document and the URL it fetches first. */
+function fetchSnippets(): { path: string; url: string | undefined; code: string }[] {
+  return tsSnippets()
+    .filter(({ code }) => code.includes('fetch('))
+    .map(({ path, code }) => ({ path, url: /fetch\('([^']+)'|fetch\(`([^`]+)`|fetch\((\w+)/.exec(code)?.slice(1).find(Boolean), code }));
+}
 
-/** The ```ts snippets of the README that call `fetch`, by their first line of code. */
-function fetchSnippets(): string[] {
-  return [...readme.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((match) => match[1]).filter((code) => code.includes('fetch('));
+/** The code of the one fetch snippet of `path` that fetches `url` first. */
+function snippet(path: string, url: string): string {
+  const found = fetchSnippets().filter((candidate) => candidate.path === path && candidate.url === url);
+  if (found.length !== 1) throw new Error(`${path} has ${found.length} fetch snippets of ${url}, not one`);
+  return found[0].code;
 }
 
 /** What the server is told to answer, request by request, and what it did. */
@@ -89,13 +96,13 @@ function runSnippet(code: string, names: Record<string, unknown>, base: string):
   const { outputText } = ts.transpileModule(code, { compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022 } });
   const modules: Record<string, unknown> = { rxjs, 'rxjs-slow-start': slowStart };
   const require = (name: string): unknown => {
-    if (!(name in modules)) throw new Error(`a README snippet imports ${name}`);
+    if (!(name in modules)) throw new Error(`a snippet imports ${name}`);
     return modules[name];
   };
   const console = { log: (...parts: unknown[]) => logged.push(parts.map(String).join(' ')) };
   const fetchFrom = (url: string, init?: RequestInit) => fetch(new URL(url, base), init);
   const parameters = ['require', 'exports', 'console', 'fetch', ...Object.keys(names)];
-  // eslint-disable-next-line @typescript-eslint/no-implied-eval -- the snippet is the README's own code
+  // eslint-disable-next-line @typescript-eslint/no-implied-eval -- the snippet is the document's own code
   const module = new Function(...parameters, outputText) as (...values: unknown[]) => void;
   module(require, {}, console, fetchFrom, ...Object.values(names));
   return logged;
@@ -110,62 +117,47 @@ async function until(done: () => boolean, ms = 15_000): Promise<void> {
   }
 }
 
-describe("the README's fetch snippets, against a server on 127.0.0.1", () => {
-  const snippets = fetchSnippets();
+describe('the fetch snippets of the README and the guides, against a server on 127.0.0.1', () => {
   // Real timers: a 429 asks for 1 s, a 503 waits the default backoff of 0.5 to 1 s.
   jest.setTimeout(30_000);
 
-  it('are four, each found', () => {
-    // The fourth, the job that survives its process, is run by the crash test (npm run crash-test), killed and resumed.
-    expect(snippets.map((code) => /fetch\('([^']+)'|fetch\((\w+)/.exec(code)?.slice(1).find(Boolean))).toEqual([
-      '/api/users',
-      '/api/records',
-      'url',
-      'http://127.0.0.1:3000/records',
+  it('are the ones tested here, each found', () => {
+    // The job that survives its process is run by the crash test (npm run crash-test), killed and
+    // resumed; the README's bulk import is examples/node-bulk-import/client.ts (readme.spec.ts checks
+    // it), run three ways against its server by `npm run example:bulk-import`.
+    expect(fetchSnippets().map(({ path, url }) => `${path} ${url}`)).toEqual([
+      'README.md ${API_URL}/records',
+      'docs/durable-jobs.md http://127.0.0.1:3000/records',
+      'docs/failures.md /api/records',
+      'docs/rate-limit.md url',
     ]);
   });
 
-  it('the first example: batches created until the first failure, which ends the run with what was never sent', async () => {
-    const users = Array.from({ length: 12 }, (_, i) => ({ name: `user-${i}` }));
-    // The 5th user is refused: it is in the third batch (1, 2, 4), and no later batch is sent.
-    const api = await startApi(new Set(['user-4']), new Set(), new Set());
-    try {
-      const logged = runSnippet(snippets[0], { users }, api.base);
-      await until(() => logged.length === 3);
-      expect(logged).toEqual([
-        'batch 0: 1 created, 1 in all',
-        'batch 1: 2 created, 3 in all',
-        'slowStartBatch: 1 of 4 tasks failed in batch 2; 6 tasks succeeded in all; 5 tasks skipped 5',
-      ]);
-      expect(api.created.size).toBe(6);
-      expect(api.answered).toHaveLength(7);
-    } finally {
-      await api.close();
-    }
-  });
+  it.each(['docs/failures.md'])(
+    'the retry example of %s: 429s and 503s retried, 422s failed alone, every other record created once',
+    async (path) => {
+      const records = Array.from({ length: 40 }, (_, i) => ({ id: `r${i}` }));
+      const api = await startApi(new Set(['r3', 'r17']), new Set(['r5', 'r20']), new Set(['r8', 'r30']));
+      try {
+        const logged = runSnippet(snippet(path, '/api/records'), { records }, api.base);
+        await until(() => logged.some((line) => line.startsWith('38 created')));
+        const refused = logged.reduce((sum, line) => sum + Number(/, (\d+) refused here$/.exec(line)?.[1]), 0);
+        expect(refused).toBe(2);
+        expect(api.created.size).toBe(38);
+        expect([...api.created.values()].every((count) => count === 1)).toBe(true);
+        expect(api.answered.filter((status) => status === 429)).toHaveLength(2);
+        expect(api.answered.filter((status) => status === 503)).toHaveLength(2);
+      } finally {
+        await api.close();
+      }
+    },
+  );
 
-  it('the retry example: 429s and 503s retried, 422s failed alone, every other record created once', async () => {
-    const records = Array.from({ length: 40 }, (_, i) => ({ id: `r${i}` }));
-    const api = await startApi(new Set(['r3', 'r17']), new Set(['r5', 'r20']), new Set(['r8', 'r30']));
-    try {
-      const logged = runSnippet(snippets[1], { records }, api.base);
-      await until(() => logged.some((line) => line.startsWith('38 created')));
-      const refused = logged.reduce((sum, line) => sum + Number(/, (\d+) refused here$/.exec(line)?.[1]), 0);
-      expect(refused).toBe(2);
-      expect(api.created.size).toBe(38);
-      expect([...api.created.values()].every((count) => count === 1)).toBe(true);
-      expect(api.answered.filter((status) => status === 429)).toHaveLength(2);
-      expect(api.answered.filter((status) => status === 503)).toHaveLength(2);
-    } finally {
-      await api.close();
-    }
-  });
-
-  it('the rateLimit example: every URL posted once in the end, the throttled ones again after their pause', async () => {
+  it('the rateLimit example of docs/rate-limit.md: every URL posted once in the end, the throttled ones again after their pause', async () => {
     const ids = Array.from({ length: 10 }, (_, i) => `/item/${i}`);
     const api = await startApi(new Set(), new Set(['/item/2']), new Set(['/item/6']));
     try {
-      runSnippet(snippets[2], { urls: ids.map((id) => `${api.base}${id}`) }, api.base);
+      runSnippet(snippet('docs/rate-limit.md', 'url'), { urls: ids.map((id) => `${api.base}${id}`) }, api.base);
       await until(() => api.created.size === 10);
       expect([...api.created.values()].every((count) => count === 1)).toBe(true);
       expect(api.answered.filter((status) => status !== 201).sort()).toEqual([429, 503]);

@@ -1,30 +1,24 @@
-// Claims of README.md, checked against the code: its marble diagram (read from the README and run),
-// its API list, its nextBatchSize example, the batch sizes behind its ten-million-generator figure and
-// what it says a TaskContext holds.
-// (Its TypeScript snippets are compiled by `npm run check:readme`.)
+// Claims of README.md and its guides, checked against the code: the marble diagram (read from the
+// README and run), the API list, the nextBatchSize example, the batch sizes behind the
+// ten-million-generator figure, what a TaskContext holds, the Angular files and the performance figures.
+// (Their TypeScript snippets are compiled by `npm run check:readme`.)
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { inspect } from 'node:util';
 import { catchError, map, of, tap, throwError } from 'rxjs';
 import { isSlowStartBatchError, nextBatchSize, slowStart, slowStartBatch, type TaskContext, type TaskFactory } from '../../src/index';
+import { readDocument, section as sectionOf } from '../support/docs';
 import { createScheduler, type ColdObservable } from '../support/marbles';
 
-const readme = readFileSync(join(__dirname, '..', '..', 'README.md'), 'utf8');
-
 /** The README's section under `## title`, up to the next `## ` heading. */
-function section(title: string): string {
-  const start = readme.indexOf(`\n## ${title}\n`);
-  if (start === -1) throw new Error(`README.md has no section "${title}"`);
-  const end = readme.indexOf('\n## ', start + 1);
-  return readme.slice(start, end === -1 ? undefined : end);
-}
+const section = (title: string): string => sectionOf('README.md', title);
 
 /**
  * The marble diagram: `factories:`, `batch k:` and `output:` lines, then `if x fails ...:` and a
  * second `output:` line. Each line is a label, the marble from column 12, then an explanation.
  */
 function marbleDiagram() {
-  const block = /```\n([\s\S]*?)\n```/.exec(section('Marble diagram'))?.[1] ?? '';
+  const block = /```\n([\s\S]*?)\n```/.exec(section('How a run behaves'))?.[1] ?? '';
   const marbles: { label: string; marble: string }[] = [];
   let failing: string | undefined;
   for (const line of block.split('\n')) {
@@ -111,12 +105,12 @@ describe("the README's API list", () => {
 
   it("gives nextBatchSize's example right", () => {
     const growth = { initialBatchSize: 1, growthFactor: 2, maxBatchSize: 7 };
-    expect(section('API')).toContain('[nextBatchSize(3, growth), nextBatchSize(4, growth)]; // [6, 7]');
+    expect(section('API').replace(/\s+/g, ' ')).toContain('with the defaults and `maxBatchSize: 7`, 3 tasks are followed by 6 and 4 by 7');
     expect([nextBatchSize(3, growth), nextBatchSize(4, growth)]).toEqual([6, 7]);
   });
 });
 
-describe("the README's ten-million-generator figure", () => {
+describe('the ten-million-generator figure of docs/pacing.md and docs/performance.md', () => {
   /** The sizes of the batches over `count` tasks that all succeed, from a first batch of 1. */
   function batchSizes(count: number, maxBatchSize: number): number[] {
     const sizes: number[] = [];
@@ -145,7 +139,7 @@ describe("the README's ten-million-generator figure", () => {
   });
 });
 
-describe("the README's TaskContext", () => {
+describe('what the README and docs/pacing.md say of a TaskContext', () => {
   /** The context a factory is given. */
   function aContext(): TaskContext {
     const contexts: TaskContext[] = [];
@@ -162,7 +156,7 @@ describe("the README's TaskContext", () => {
   const named = (text: string): string[] => [...text.matchAll(/`(\w+)`/g)].map((match) => match[1]);
 
   it('names exactly the own properties a context has, and holds copies as said', () => {
-    const claim = /A `TaskContext` shows exactly ([\s\S]+?) as its own properties([\s\S]+?)\n- /.exec(readme);
+    const claim = /A `TaskContext` shows exactly ([\s\S]+?) as its own properties([\s\S]+?)\n- /.exec(readDocument('docs/pacing.md'));
     expect(claim).not.toBeNull();
     const context = aContext();
     expect(named(claim![1])).toEqual(Reflect.ownKeys(context).filter((key) => Object.prototype.propertyIsEnumerable.call(context, key)));
@@ -174,16 +168,96 @@ describe("the README's TaskContext", () => {
   });
 
   it('lists every field of a context where it says what a task is', () => {
-    const task = /\n- \*\*A task\*\*([\s\S]+?)\n- /.exec(section("What it does, in a user's words"))?.[1] ?? '';
+    const task = /\n- \*\*A task\*\*([\s\S]+?)\n- /.exec(section('How a run behaves'))?.[1] ?? '';
     for (const key of Object.keys(aContext())) expect([key, named(task).includes(key)]).toEqual([key, true]);
   });
 });
 
-describe("the README's Angular recipe", () => {
-  // Its ```typescript blocks are not compiled at the root, which has no Angular: they are the example's
+describe('the Angular recipe', () => {
+  // The ```typescript blocks are not compiled at the root, which has no Angular: they are the example's
   // files, compiled and tested in examples/angular by CI, and must be them verbatim.
-  it.each(['recipe.service.ts', 'testing-recipe.spec.ts'])('is examples/angular/src/app/%s, verbatim', (file) => {
-    const code = readFileSync(join(__dirname, '..', '..', 'examples', 'angular', 'src', 'app', file), 'utf8').trimEnd();
-    expect(section('In an Angular service')).toContain('```typescript\n' + code + '\n```');
+  const app = (file: string) => readFileSync(join(__dirname, '..', '..', 'examples', 'angular', 'src', 'app', file), 'utf8');
+
+  it.each(['recipe.service.ts', 'testing-recipe.spec.ts'])('in docs/angular.md is examples/angular/src/app/%s, verbatim', (file) => {
+    expect(readDocument('docs/angular.md')).toContain('```typescript\n' + app(file).trimEnd() + '\n```');
+  });
+
+  it('in the README is an excerpt of recipe.service.ts, verbatim, that runs a job', () => {
+    const excerpt = /```typescript\n([\s\S]*?)\n```/.exec(section('In an Angular service'))?.[1];
+    expect(excerpt).toContain('slowStart(');
+    expect(app('recipe.service.ts')).toContain(excerpt);
+  });
+});
+
+describe("the README's performance figures", () => {
+  /** BENCHMARKS.md's targets table: the measured figure of each target, by its description. */
+  const measured = new Map(
+    [
+      ...readFileSync(join(__dirname, '..', '..', 'BENCHMARKS.md'), 'utf8').matchAll(
+        /^\| [^|]+ \| ([^|]+) \| ([^|]+) \| [^|]+ \| [^|]+ \|$/gm,
+      ),
+    ].map((match) => [match[1].trim(), match[2].trim()]),
+  );
+  const performance = section('Performance');
+
+  it.each([
+    ['slowStartBatch / mergeMap time, 1,000,000 synchronous tasks', '1,000,000 synchronous tasks take {} times'],
+    ["gap from a batch's last settlement to the next batch's first invocation, median", 'next batch starts {} (median)'],
+    ['express 50/s: 429s, rateLimit / baseline', 'draws {} and'],
+    ['express 200/s: 429s, rateLimit / baseline', 'and {} times the 429s'],
+    ['express 50/s: makespan, rateLimit / baseline', 'in {} and'],
+    ['express 200/s: makespan, rateLimit / baseline', 'and {} times its makespan'],
+    ['express 50/s: finish spread, rateLimit / baseline', 'spread {} and'],
+    ['express 200/s: finish spread, rateLimit / baseline', "and {} times the baseline's"],
+  ])('says what BENCHMARKS.md measured for "%s"', (target, phrase) => {
+    const figure = measured.get(target);
+    expect(figure).toBeDefined();
+    expect(performance.replace(/\s+/g, ' ')).toContain(phrase.replace('{}', figure!));
+  });
+});
+
+describe("the README's option tables", () => {
+  /** Each option a file declares with its TSDoc `@default`: name and the default's first word. */
+  function declared(file: string): Map<string, string> {
+    const text = readFileSync(join(__dirname, '..', '..', 'src', file), 'utf8');
+    return new Map(
+      [...text.matchAll(/@default (\S+)[^*]*(?:\*(?!\/)[^*]*)*\*\/\s*(?:readonly )?(\w+)\?:/g)].map((match) => [match[2], match[1]]),
+    );
+  }
+  /** The rows of the tables under "Options": the option in backquotes, and its default column. */
+  const rows = new Map([...section('Options').matchAll(/^\| `([\w.]+)` +\| ([^|]+?) +\|/gm)].map((match) => [match[1], match[2]]));
+  const options = declared('options.ts');
+  const retry = [...declared('retry/retry-options.ts')].map(([name, value]) => [`retry.${name}`, value] as const);
+
+  it('has a row for every option and every `retry` option, and no other', () => {
+    const resumeFields = ['changedSource', 'freshFor'];
+    const expected = [...[...options.keys()].filter((name) => !resumeFields.includes(name)), ...retry.map(([name]) => name)];
+    expect([...rows.keys()].sort()).toEqual([...new Set(expected)].sort());
+    const resumeRow = section('Options')
+      .split('\n')
+      .find((line) => line.startsWith('| `resume`'));
+    for (const field of resumeFields) expect(resumeRow).toContain(field);
+  });
+
+  it.each([...[...options].filter(([name]) => rows.has(name)), ...retry])('gives `%s` the default its TSDoc gives (%s)', (name, value) => {
+    const cell = rows.get(name)!;
+    if (value === 'undefined') expect(cell).not.toMatch(/^`/);
+    else if (value === 'exponential') expect(cell).toMatch(/1 s, doubling, to 30 s/);
+    else expect(cell).toBe(`\`${value}\``);
+  });
+});
+
+describe("the README's bulk import", () => {
+  const client = readFileSync(join(__dirname, '..', '..', 'examples', 'node-bulk-import', 'client.ts'), 'utf8');
+  /** Lines of code: neither blank nor only a comment. */
+  const code = client.split('\n').filter((line) => line.trim() !== '' && !line.trim().startsWith('//'));
+
+  it('is examples/node-bulk-import/client.ts, verbatim', () => {
+    expect(section('A bulk import that survives its process')).toContain('```ts\n' + client.trimEnd() + '\n```');
+  });
+
+  it('is at most 60 lines of code, as many as the README says', () => {
+    expect(code.length).toBeLessThanOrEqual(60);
+    expect(section('A bulk import that survives its process')).toContain(`in ${code.length} lines of code`);
   });
 });

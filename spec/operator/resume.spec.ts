@@ -1,6 +1,6 @@
 /**
  * Resuming after a failure (§5): the error holds every factory a new run needs, for both functions, and
- * the README's recipe finishes the work.
+ * the recipe of docs/pacing.md finishes the work.
  */
 import { concat, defer, from, lastValueFrom, of, skip, tap, throwError, toArray, type Observable } from 'rxjs';
 import { isSlowStartBatchError, slowStart, slowStartBatch, type BatchResult, type TaskFactory } from '../../src/index';
@@ -22,7 +22,7 @@ function flakyTasks(count: number, failOnce: number[]) {
 }
 
 /**
- * The README's recipe: run over `source`; on a SlowStartBatchError, run again over what is unfinished
+ * The recipe of docs/pacing.md: run over `source`; on a SlowStartBatchError, run again over what is unfinished
  * followed by the part of the source the run never received, until the work is done.
  */
 async function runToTheEnd(

@@ -469,7 +469,7 @@ describe('retry.learnRate', () => {
   });
 });
 
-describe('a dead backend, with the default classification, backoff and tries (README, "In an Angular service")', () => {
+describe("a dead backend, with the default classification, backoff and tries (the README's Gotchas)", () => {
   /** When the run errors, in virtual ms, for a task whose every try fails at once, with `Math.random` fixed. */
   function failsAt(random: number, maxAttempts?: number): number {
     const spy = jest.spyOn(Math, 'random').mockReturnValue(random);

@@ -41,6 +41,7 @@ export interface SlowStartCheckpoint {
    * run invokes them again, with the same key, and a context whose `inDoubt` is `true`.
    */
   readonly inDoubt: KeyList;
+  /** The run's pace, taken up by a run that resumes the checkpoint while it is fresh (`resume.freshFor`). */
   readonly pace: CheckpointPace;
   /** How the run ended, once it has: the last checkpoint of a run. */
   readonly ended: 'completed' | 'failed' | 'cancelled' | null;
@@ -49,6 +50,10 @@ export interface SlowStartCheckpoint {
 /**
  * Checks that `value` is a checkpoint this package can resume from, as read back from a store, and
  * returns it. Throws a `TypeError` that names the first thing wrong (`resume.inDoubt[2]`, say).
+ *
+ * @param value What a store gave back: the parsed JSON of a checkpoint, say.
+ * @param name What the messages call it, as the start of every field's name.
+ * @return `value`, typed as a checkpoint.
  */
 export function readCheckpoint(value: unknown, name = 'resume'): SlowStartCheckpoint {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {

@@ -16,6 +16,7 @@ export type FailureKind = 'throttle' | 'transient' | 'item' | 'fatal';
 
 /** A failure to try again, and how long the server asked to wait, in ms, when it said. */
 export interface RetryVerdict {
+  /** The kind of failure: see {@link FailureKind}. */
   readonly kind: 'throttle' | 'transient';
   /** The server's pushback: its `Retry-After`, or the reset of a budget it announced spent. */
   readonly retryAfter?: number | undefined;
@@ -126,7 +127,15 @@ function pushback(error: unknown, now: number): number | undefined {
  * @param now The time `Retry-After` dates and resets are read against, in ms since the epoch.
  * @return The kind, with the server's pushback in ms when it is a throttle or transient failure that gave one.
  */
-export function classifyFailure(error: unknown, now: number = Date.now()): RetryVerdict | { readonly kind: 'fatal' } {
+export function classifyFailure(
+  error: unknown,
+  now: number = Date.now(),
+):
+  | RetryVerdict
+  | {
+      /** Anything else: the run stops. */
+      readonly kind: 'fatal';
+    } {
   const status = httpStatus(error);
   if (status === 429) return { kind: 'throttle', retryAfter: pushback(error, now) };
   if (status === 503) {

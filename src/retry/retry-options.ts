@@ -34,7 +34,7 @@ export interface RetryOptions {
    * After a throttle, also start no more tasks per pause than the server served the run in the last
    * one: for servers that send only `Retry-After`, and clients that share one rate limit with no
    * coordinator. It only ever starts a task later, and before the first throttle it changes nothing.
-   * How it learns is in the README, under "What a failure stops".
+   * How it learns is in the guide shipped with the package, docs/failures.md.
    * @default false
    */
   learnRate?: boolean;
