@@ -55,6 +55,11 @@ export class AnnouncedBudget {
   private readonly budgets = new Map<string, OneBudget>();
   /** The tries started as of the last `nextStart`: where a budget first announced later begins to count. */
   private startedBefore = 0;
+  /**
+   * Set while a resumed run waits for the answer of its first try, which tells how much of the budget
+   * is left: the tries started before it, and when to go on without an answer.
+   */
+  private hearing: { readonly order: number; readonly until: number } | undefined;
 
   /** @param random A number in [0, 1): the jitter after a reset, and the rounding of a share's fraction. */
   constructor(private readonly random: () => number = Math.random) {}
@@ -65,6 +70,7 @@ export class AnnouncedBudget {
    * older than its latest; a budget it leaves out hears that the try announced nothing of it.
    */
   announced(states: RateLimitState | readonly RateLimitState[] | undefined, now: number, order: number): void {
+    if (this.hearing !== undefined && order > this.hearing.order) this.hearing = undefined;
     const all: readonly RateLimitState[] = states === undefined ? [] : Array.isArray(states) ? states : [states as RateLimitState];
     // The run's first announcement measures each budget's share from the run's tries so far against
     // what its window has lost. A budget first announced later did not see those tries: they may have
@@ -90,9 +96,20 @@ export class AnnouncedBudget {
    * again; when it did not, nothing changed.
    */
   unannounced(order: number): boolean {
-    let released = false;
+    let released = this.hearing !== undefined && order > this.hearing.order;
+    if (released) this.hearing = undefined;
     for (const budget of this.budgets.values()) released = budget.unannounced(order) || released;
     return released;
+  }
+
+  /**
+   * A run resumes a job at the pace it had, with `started` tries started: it knows nothing yet of what
+   * is left of the budget, which other clients may have drawn from, and a pace that the budget held
+   * may have grown far past it. One try starts first, to hear where the budget stands, and the rest on
+   * its answer, or a window's length after `now` at the latest.
+   */
+  hearFirst(now: number, started: number): void {
+    this.hearing = { order: started, until: now + SECOND + this.random() * JITTER_MS };
   }
 
   /**
@@ -101,7 +118,8 @@ export class AnnouncedBudget {
    */
   nextStart(now: number, started: number): number {
     this.startedBefore = started;
-    let next = now;
+    if (this.hearing !== undefined && now >= this.hearing.until) this.hearing = undefined;
+    let next = this.hearing !== undefined && started > this.hearing.order ? this.hearing.until : now;
     for (const budget of this.budgets.values()) next = Math.max(next, budget.nextStart(now, started));
     return next;
   }

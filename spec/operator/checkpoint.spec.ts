@@ -204,6 +204,41 @@ describe('the resume option', () => {
     expect(stale.invoked.filter((context) => context.batch === 0)).toHaveLength(1);
   });
 
+  it('under rateLimit, takes up a recent pace only once the first try has heard where the budget stands', () => {
+    const checkpoint: SlowStartCheckpoint = {
+      ...cutOff(0),
+      fingerprint: '', // of a hundred tasks here, where cutOff runs ten
+      savedAt: 0,
+      pace: { limit: 64, threshold: null, perSecond: null, pausedUntil: null },
+    };
+    /** Tries started by `ms`, for a run of 100 tasks of 10 ms resumed at the checkpoint's pace. */
+    const startsBy = (ms: number, options: Pick<SlowStartOptions, 'rateLimit'>) => {
+      const job = runJob(Array<number>(100).fill(10), { pacing: 'window', resume: checkpoint, ...options });
+      job.scheduler.maxFrames = ms;
+      job.scheduler.flush();
+      job.subscription.unsubscribe();
+      return job.invoked.length;
+    };
+    const budget = () => ({ limit: 100, remaining: 90, resetIn: 1000, window: 1000 });
+    // Without rateLimit the pace is the budget: 64 at once.
+    expect(startsBy(0, {})).toBe(64);
+    // With it, one try first; then what the budget it announced allows, which is less than the pace.
+    expect(startsBy(9, { rateLimit: budget })).toBe(1);
+    expect(startsBy(10, { rateLimit: budget })).toBeGreaterThan(1);
+    expect(startsBy(10, { rateLimit: budget })).toBeLessThan(64);
+    // An answer that announces nothing lets the rest go as the pace allows: 64 more once the first is done.
+    expect(startsBy(10, { rateLimit: () => undefined })).toBe(65);
+    // With no answer, the rest go a window (a second, and up to 25 ms) after the run began.
+    const silent = runJob(Array<number>(100).fill(5_000), { pacing: 'window', resume: checkpoint, rateLimit: budget });
+    silent.scheduler.maxFrames = 999;
+    silent.scheduler.flush();
+    expect(silent.invoked).toHaveLength(1);
+    silent.scheduler.maxFrames = 1025;
+    silent.scheduler.flush();
+    expect(silent.invoked).toHaveLength(64);
+    silent.subscription.unsubscribe();
+  });
+
   it('resumes nothing for undefined and null, and names what is wrong with a bad option', () => {
     expect(runJob([1], { resume: null }).invoked).toHaveLength(1);
     expect(runJob([1], { resume: { checkpoint: undefined } }).invoked).toHaveLength(1);

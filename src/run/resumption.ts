@@ -38,14 +38,19 @@ export function refusedResume(options: Pick<ResolvedOptions, 'resume'>, fingerpr
 
 /**
  * Takes up the pace of the checkpoint the run resumes, when it is at most `freshFor` old at `now`:
- * `pacing` starts from it. Returns when the pause it recorded ends, if it is still to come (a server's
- * reset holds whatever the checkpoint's age), or `undefined`.
+ * `pacing` starts from it, and under `rateLimit` the first try hears where the budget stands before
+ * the rest start (the pace a budget held may have grown far past it). Returns when the pause it
+ * recorded ends, if it is still to come (a server's reset holds whatever the checkpoint's age), or
+ * `undefined`.
  */
-export function takeUpPace(options: Pick<ResolvedOptions, 'resume'>, pacing: Pacing, now: number): number | undefined {
+export function takeUpPace(options: Pick<ResolvedOptions, 'resume'>, pacing: Pacing, waits: Waits, now: number): number | undefined {
   const { resume } = options;
   if (resume === undefined) return undefined;
   const { pace, savedAt } = resume.checkpoint;
-  if (now - savedAt <= resume.freshFor) pacing.resume(pace.limit, pace.threshold ?? undefined);
+  if (now - savedAt <= resume.freshFor) {
+    pacing.resume(pace.limit, pace.threshold ?? undefined);
+    waits.announced?.hold.hearFirst(now, 0);
+  }
   return pace.pausedUntil !== null && pace.pausedUntil > now ? pace.pausedUntil : undefined;
 }
 
@@ -69,7 +74,7 @@ export function begin<T>(
   }
   // Only a resumed run reads the clock as it begins.
   const now = options.resume === undefined ? NaN : host.now();
-  const pausedUntil = takeUpPace(options, run.pacing, now);
+  const pausedUntil = takeUpPace(options, run.pacing, run.waits, now);
   run.outcomes.begin(total, fingerprint, options.resume?.checkpoint);
   const { restored } = run.waits;
   if (pausedUntil !== undefined && restored !== undefined) {

@@ -27,6 +27,12 @@ export class AnnouncedHold implements Wait {
     return this.budget.unannounced(order);
   }
 
+  /** A resumed run begins at `now` with `tries` tries started: it hears where the budget stands before it goes on. */
+  hearFirst(now: number, tries: number): void {
+    this.budget.hearFirst(now, tries);
+    this.until = this.budget.nextStart(now, tries);
+  }
+
   /** The try `order` announced `states` at `now` (several budgets, or none), with `tries` tries started so far. */
   heard(states: readonly RateLimitState[] | undefined, now: number, order: number, tries: number): void {
     this.budget.announced(states, now, order);
