@@ -198,6 +198,14 @@ describe('the resume option', () => {
     scheduler.flush();
     // The first batch holds the pace the checkpoint recorded.
     expect(starts(fresh)).toBe(4);
+    // The pause is reported as it begins, with what caused it: a throttle's, or a spent budget's reset.
+    const events: SlowStartEvent[] = [];
+    slowStart([() => [1]], {
+      scheduler: new VirtualTimeScheduler(),
+      resume: { checkpoint, changedSource: 'accept' },
+      events: (event) => events.push(event),
+    }).subscribe();
+    expect(events.find((event) => event.type === 'paused')).toEqual({ type: 'paused', until: 500, cause: 'throttle', time: 0 });
     const stale = runJob(Array<number>(10).fill(10), { resume: { checkpoint: { ...checkpoint, savedAt: -60_001 }, freshFor: 60_000 } });
     stale.scheduler.maxFrames = 500;
     stale.scheduler.flush();
