@@ -69,8 +69,9 @@ const run = slowStart(tasks, {
   pacing: 'window',
   rateLimit: true,
   maxBatchSize: 32,
-  // 422 is the record's fault: it fails alone, and the job goes on. The default does the rest: 429s and 503s are
-  // tried again, up to 5 tries a record; anything else stops the job (resume it once the cause is mended).
+  // 422 is the record's fault: it fails alone, and the job goes on (but 5 in a row stop it: then it is not the
+  // records). The default does the rest: 429s and 503s are tried again, up to 5 tries a record; anything else,
+  // or a record out of tries, stops the job (run it again once the cause is mended).
   retry: { when: (error) => (httpStatus(error) === 422 ? 'item' : undefined), maxAttempts: 5 },
   events,
   resume,

@@ -6,7 +6,15 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { inspect } from 'node:util';
 import { catchError, map, of, tap, throwError } from 'rxjs';
-import { isSlowStartBatchError, nextBatchSize, slowStart, slowStartBatch, type TaskContext, type TaskFactory } from '../../src/index';
+import {
+  HttpError,
+  isSlowStartBatchError,
+  nextBatchSize,
+  slowStart,
+  slowStartBatch,
+  type TaskContext,
+  type TaskFactory,
+} from '../../src/index';
 import { readDocument, section as sectionOf } from '../support/docs';
 import { createScheduler, type ColdObservable } from '../support/marbles';
 
@@ -101,6 +109,12 @@ describe("the README's API list", () => {
     expect(exported.length).toBeGreaterThan(5);
     const api = section('API');
     for (const name of exported) expect([name, api.includes(`\`${name}`)]).toEqual([name, true]);
+  });
+
+  it("gives an HttpError's message as it reads", () => {
+    const message = /its message reads\s+`([^`]+)`/.exec(section('API'))?.[1];
+    const error = new HttpError({ ok: false, status: 422, statusText: 'Unprocessable Entity', url: 'https://api.example/records' });
+    expect(error.message).toBe(message);
   });
 
   it("gives nextBatchSize's example right", () => {
