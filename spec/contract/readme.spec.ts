@@ -275,3 +275,9 @@ describe("the README's bulk import", () => {
     expect(section('A bulk import that survives its process')).toContain(`in ${code.length} lines of code`);
   });
 });
+
+describe('the README', () => {
+  it('keeps to about 350 lines: the rest belongs in the guides of docs/', () => {
+    expect(readDocument('README.md').trimEnd().split('\n').length).toBeLessThanOrEqual(350);
+  });
+});
