@@ -5,6 +5,7 @@ import type { SlowStartCheckpoint } from './checkpoint/checkpoint.js';
 import type { EventsObserver, TaskKey } from './events.js';
 import type { RateLimitState } from './rate-limit.js';
 import type { RetryOptions } from './retry/retry-options.js';
+import type { StartLimiter } from './start-limiter.js';
 
 /**
  * Options of both pacings, shared by `slowStartBatch()` and `slowStart()`. Every option is optional.
@@ -50,6 +51,15 @@ export interface CommonOptions<T = unknown> {
    * @default undefined (every failure stops the run)
    */
   retry?: RetryOptions;
+  /**
+   * A limiter that many runs share, in many processes or on many machines (rate-limiter-flexible's
+   * `RateLimiterRedis` through `fromRateLimiterFlexible()`): every try waits for it to grant a start
+   * before its factory is called, in flight meanwhile. The ramp, the throttles and the failure kinds
+   * stay the run's own; the bucket is the limiter's, so that processes sharing an API key draw from it
+   * fairly and none over-asks.
+   * @default undefined (no shared limiter)
+   */
+  limiter?: StartLimiter;
   /**
    * A task whose value is an HTTP response that is not ok (a fetch `Response` for a 4xx or 5xx, or any
    * object with a numeric `status` and `ok: false`) has failed, with an `HttpError` that carries the

@@ -2,6 +2,7 @@
 // template for what is wrong, and the defaults filled in.
 import type { SchedulerLike } from 'rxjs';
 import type { SlowStartEvent, TaskKey } from './events.js';
+import type { StartLimiter } from './start-limiter.js';
 import { expected } from './expected.js';
 import { isRateLimitState, readRateLimits, type RateLimitState } from './rate-limit.js';
 import { resolveRetry, type ResolvedRetry } from './retry/retry-options.js';
@@ -32,6 +33,7 @@ export interface ResolvedOptions {
   readonly pacing: 'batch' | 'window';
   readonly retry: ResolvedRetry | undefined;
   readonly httpErrors: boolean;
+  readonly limiter: StartLimiter | undefined;
   /**
    * What reads the budgets a try's value or error announces, `undefined` when it announces none that
    * holds; itself `undefined` when none is read.
@@ -57,6 +59,7 @@ const optionNames: ReadonlyArray<keyof BatchPacingOptions> = [
   'pacing',
   'retry',
   'httpErrors',
+  'limiter',
   'rateLimit',
   'events',
   'keys',
@@ -79,6 +82,7 @@ export function resolveOptions(options: unknown): ResolvedOptions {
       pacing: 'batch',
       retry: undefined,
       httpErrors: true,
+      limiter: undefined,
       rateLimit: undefined,
       events: undefined,
       keys: undefined,
@@ -114,12 +118,21 @@ export function resolveOptions(options: unknown): ResolvedOptions {
     pacing: pacing ?? 'batch',
     retry: resolveRetry((options as SlowStartOptions).retry),
     httpErrors,
+    limiter: resolveLimiter((options as { limiter?: unknown }).limiter),
     rateLimit: resolveRateLimit((options as { rateLimit?: unknown }).rateLimit),
     events: resolveEvents((options as { events?: unknown }).events),
     ...resolveKeys((options as { keys?: unknown }).keys),
     resume: resolveResume((options as { resume?: unknown }).resume),
     scheduler,
   };
+}
+
+/** The `limiter` option, checked: anything with a `take()` method. */
+function resolveLimiter(option: unknown): StartLimiter | undefined {
+  if (option === undefined) return undefined;
+  if (typeof option === 'object' && option !== null && typeof (option as { take?: unknown }).take === 'function')
+    return option as StartLimiter;
+  throw new TypeError(expected('limiter', 'a StartLimiter (an object with `take()`) or undefined', option));
 }
 
 /** The `rateLimit` option as the function that reads the budgets a try's outcome announces, if any. */

@@ -70,7 +70,7 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
   const keys = new TaskKeys(options.keys, options.resume);
   const reporter = options.events === undefined ? undefined : new Reporter<T>(options.events, keys, host);
   const book = new ResultBook<T>();
-  const tasks = new TaskSet<T>(host, settled, reporter, keys);
+  const tasks = new TaskSet<T>(host, settled, reporter, keys, options.limiter);
   const flush = options.flushAfter === undefined ? undefined : new FlushClock(options.flushAfter, host, pump);
   const intake = new Intake(createFeed, options.keyClash, keys, {
     arrived() {

@@ -26,12 +26,13 @@ describe('architecture', () => {
 describe("the runner's pieces", () => {
   const pieces = (readdirSync(join(src, 'run'), { recursive: true }) as string[]).filter((file) => file.endsWith('.ts'));
 
-  it('live in src/run/, one owner each: what waits, the retries, the backoffs, how many may start and which, when, how each try ended, flushAfter, the tasks in flight, what the run reports', () => {
+  it("live in src/run/, one owner each: what waits, the retries, the backoffs, how many may start and which, when, how each try ended, flushAfter, the tasks in flight and the shared limiter's wait, what the run reports", () => {
     expect(pieces.sort()).toEqual([
       'admission.ts',
       'backoffs.ts',
       'flush-clock.ts',
       'intake.ts',
+      'limiter-wait.ts',
       'next-task.ts',
       'outcomes.ts',
       'reporter.ts',

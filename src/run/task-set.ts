@@ -4,6 +4,8 @@ import type { ResultGroup } from '../result-book.js';
 import { TaskRun } from '../task-run.js';
 import { expected } from '../expected.js';
 import type { TaskFactory } from '../types.js';
+import type { StartLimiter } from '../start-limiter.js';
+import { waitForLimiter } from './limiter-wait.js';
 import type { Reporter } from './reporter.js';
 import type { TaskKeys } from './task-keys.js';
 
@@ -29,12 +31,14 @@ export class TaskSet<T> {
    * @param onSettled Told of each task that settles, once, unless the set was torn down first.
    * @param reporter Told of each try that starts, when someone listens.
    * @param keys Each task's key, and whether it is in doubt.
+   * @param limiter The `limiter` option: each try waits for a start from it before its factory is called.
    */
   constructor(
     private readonly host: RunnerHost<T>,
     private readonly onSettled: (run: TaskRun<T>, fulfilled: boolean, outcome: unknown) => void,
     private readonly reporter: Reporter<T> | undefined,
     private readonly keys: Pick<TaskKeys, 'keyOf' | 'inDoubt'>,
+    private readonly limiter?: StartLimiter,
   ) {}
 
   /**
@@ -50,11 +54,11 @@ export class TaskSet<T> {
   }
 
   /**
-   * Calls a task's factory and subscribes to what it returns. A task that fails as it starts reports
+   * Starts a try: reports it, then calls its factory, or first waits for the `limiter` to grant a start
+   * (the try is in flight and torn down with the rest meanwhile). A task that fails as it starts reports
    * it at once, through its own `error`.
    */
   private invoke(run: TaskRun<T>): void {
-    const { factory } = run;
     this.active++;
     this.starting = run;
     try {
@@ -62,29 +66,54 @@ export class TaskSet<T> {
       // listener may unsubscribe, and then the task is not invoked.
       this.reporter?.started(run);
       if (this.isTornDown()) return;
-      if (typeof factory !== 'function') {
-        throw new TypeError(expected(`tasks[${run.index}]`, 'a function returning an ObservableInput', factory));
-      }
-      const input = (factory as TaskFactory<T>)(run.context);
-      // The factory may have caused an unsubscription; then its task must not start.
-      if (this.tornDown) {
-        run.abort();
+      if (this.limiter === undefined) {
+        this.call(run);
         return;
       }
-      const subscription = this.host.subscribeTask(input, run);
-      if (run.settled) return;
-      run.subscription = subscription;
-      // The subscriber may have left while the task was subscribing: the teardown could not see it yet.
-      if (this.isTornDown()) {
-        run.tearDown(this.reportUnhandled);
-        return;
-      }
+      const wait = waitForLimiter(this.limiter, this.host, () => this.waited(run), run.error.bind(run));
+      if (run.settled || run.subscription !== undefined) return;
+      run.subscription = wait;
       this.link(run);
     } catch (reason) {
       run.error(reason);
     } finally {
       this.starting = undefined;
     }
+  }
+
+  /** The limiter granted a try its start: its factory is called now, unless the set was torn down meanwhile. */
+  private waited(run: TaskRun<T>): void {
+    if (this.tornDown) return;
+    try {
+      this.call(run);
+    } catch (reason) {
+      run.error(reason);
+    }
+  }
+
+  /** Calls a try's factory and subscribes to what it returns; throws what the factory throws. */
+  private call(run: TaskRun<T>): void {
+    const { factory } = run;
+    if (typeof factory !== 'function') {
+      throw new TypeError(expected(`tasks[${run.index}]`, 'a function returning an ObservableInput', factory));
+    }
+    const input = (factory as TaskFactory<T>)(run.context);
+    // The factory may have caused an unsubscription; then its task must not start.
+    if (this.tornDown) {
+      run.abort();
+      return;
+    }
+    const subscription = this.host.subscribeTask(input, run);
+    if (run.settled) return;
+    const linked = run.subscription !== undefined;
+    run.subscription = subscription;
+    // The subscriber may have left while the task was subscribing: the teardown could not see it yet.
+    if (this.isTornDown()) {
+      run.tearDown(this.reportUnhandled);
+      return;
+    }
+    // A try that waited for the limiter is linked already.
+    if (!linked) this.link(run);
   }
 
   /**

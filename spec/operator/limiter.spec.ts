@@ -1,0 +1,124 @@
+/**
+ * The `limiter` option: a bucket many runs share, that every try waits for before its factory is
+ * called; and `fromRateLimiterFlexible()`, its adapter for rate-limiter-flexible (here its in-memory
+ * limiter; CI runs the Redis one across processes, `npm run shared-limiter-test`).
+ */
+import { timer, map, VirtualTimeScheduler } from 'rxjs';
+import { RateLimiterMemory } from 'rate-limiter-flexible';
+import { fromRateLimiterFlexible, slowStart, type SlowStartEvent, type StartLimiter, type TaskFactory } from '../../src/index';
+
+/** A bucket of `size` starts a window of `window` ms on `scheduler`'s clock, answering at once: what a shared store would. */
+function bucket(scheduler: VirtualTimeScheduler, size: number, window: number): StartLimiter & { granted: number[] } {
+  const granted: number[] = [];
+  return {
+    granted,
+    take() {
+      const now = scheduler.now();
+      const start = Math.floor(now / window) * window;
+      if (granted.filter((at) => at >= start).length < size) {
+        granted.push(now);
+        return 0;
+      }
+      return start + window - now;
+    },
+  };
+}
+
+/** `count` tasks of `ms` each on `scheduler`, recording when each factory is called. */
+function tasks(scheduler: VirtualTimeScheduler, count: number, ms: number, called: number[]): TaskFactory<number>[] {
+  return Array.from({ length: count }, (_, index) => () => {
+    called.push(scheduler.now());
+    return timer(ms, scheduler).pipe(map(() => index));
+  });
+}
+
+describe('the limiter option', () => {
+  it('calls no factory before the limiter grants its start: two runs share one bucket of 5 a second', () => {
+    const scheduler = new VirtualTimeScheduler();
+    const limiter = bucket(scheduler, 5, 1000);
+    const called: number[] = [];
+    const done: number[] = [];
+    for (let run = 0; run < 2; run++) {
+      slowStart(tasks(scheduler, 10, 10, called), { pacing: 'window', scheduler, limiter }).subscribe({ complete: () => done.push(run) });
+    }
+    scheduler.flush();
+    expect(done).toEqual(expect.arrayContaining([0, 1]));
+    expect(called).toHaveLength(20);
+    // No window of the bucket saw more than 5 factories called.
+    const perWindow = new Map<number, number>();
+    for (const at of called) perWindow.set(Math.floor(at / 1000), (perWindow.get(Math.floor(at / 1000)) ?? 0) + 1);
+    expect(Math.max(...perWindow.values())).toBe(5);
+    expect([...perWindow.keys()]).toEqual([0, 1, 2, 3]);
+  });
+
+  it('reports a try started as it begins to wait; its duration counts the wait', () => {
+    const scheduler = new VirtualTimeScheduler();
+    let asked = 0;
+    const limiter: StartLimiter = { take: () => (++asked === 1 ? 300 : 0) };
+    const events: SlowStartEvent[] = [];
+    slowStart(tasks(scheduler, 1, 10, []), { scheduler, limiter, events: (event) => events.push(event) }).subscribe();
+    scheduler.flush();
+    expect(events.find((event) => event.type === 'started')).toMatchObject({ time: 0 });
+    expect(events.find((event) => event.type === 'succeeded')).toMatchObject({ time: 310, duration: 310 });
+  });
+
+  it('fails the try with what the limiter throws or rejects, or with a TypeError for an answer that is no wait', async () => {
+    const scheduler = new VirtualTimeScheduler();
+    const reasons: unknown[] = [];
+    const failing = (limiter: StartLimiter) =>
+      slowStart([() => [1]], { scheduler, limiter }).subscribe({
+        error: (error: unknown) => reasons.push((error as { cause: unknown }).cause),
+      });
+    failing({
+      take: () => {
+        throw new Error('store down');
+      },
+    });
+    failing({ take: () => Promise.reject(new Error('store unreachable')) });
+    failing({ take: () => -1 });
+    failing({ take: () => Promise.resolve('soon' as unknown as number) });
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(reasons).toEqual([
+      new Error('store down'),
+      new TypeError('Expected `limiter.take()` to be answering 0 or the milliseconds to wait, or a promise of them, got -1 (number)'),
+      new Error('store unreachable'),
+      new TypeError('Expected `limiter.take()` to be answering 0 or the milliseconds to wait, or a promise of them, got "soon" (string)'),
+    ]);
+  });
+
+  it('stops waiting when the subscriber leaves: nothing is called, nothing stays scheduled', () => {
+    const scheduler = new VirtualTimeScheduler();
+    let asked = 0;
+    const called: number[] = [];
+    const subscription = slowStart(tasks(scheduler, 3, 10, called), { scheduler, limiter: { take: () => (++asked, 500) } }).subscribe();
+    scheduler.maxFrames = 1200;
+    scheduler.flush();
+    subscription.unsubscribe();
+    expect([asked, called]).toEqual([3, []]);
+    expect(scheduler.actions).toHaveLength(0);
+  });
+
+  it('is checked when called', () => {
+    expect(() => slowStart([], { limiter: {} as StartLimiter })).toThrow(
+      new TypeError('Expected `limiter` to be a StartLimiter (an object with `take()`) or undefined, got an object (object)'),
+    );
+  });
+});
+
+describe('fromRateLimiterFlexible()', () => {
+  it("grants what the limiter's points allow, and waits what a refusal's msBeforeNext says", async () => {
+    const limiter = fromRateLimiterFlexible(new RateLimiterMemory({ points: 2, duration: 1 }), 'api');
+    const answers = [await limiter.take(), await limiter.take(), await limiter.take()];
+    expect(answers.slice(0, 2)).toEqual([0, 0]);
+    expect(answers[2]).toBeGreaterThan(900);
+    expect(answers[2]).toBeLessThanOrEqual(1000);
+  });
+
+  it("fails with the store's own error, and refuses what is not a limiter", async () => {
+    const broken = fromRateLimiterFlexible({ consume: () => Promise.reject(new Error('ECONNREFUSED')) }, 'api');
+    await expect(broken.take()).rejects.toThrow('ECONNREFUSED');
+    expect(() => fromRateLimiterFlexible({} as never, 'api')).toThrow(
+      new TypeError('Expected `limiter` to be a rate-limiter-flexible limiter (an object with `consume()`), got an object (object)'),
+    );
+  });
+});

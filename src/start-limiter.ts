@@ -1,0 +1,54 @@
+// A limiter shared by many processes, that each start waits for (the `limiter` option): the ramp,
+// the throttles and the failure kinds stay the run's own, and the bucket is the limiter's. No RxJS.
+import { expected } from './expected.js';
+
+/**
+ * What the `limiter` option takes: a bucket that many runs draw from, in many processes or on many
+ * machines (rate-limiter-flexible's `RateLimiterRedis`, through {@link fromRateLimiterFlexible}).
+ * Every try asks it for a start before its factory is called.
+ */
+export interface StartLimiter {
+  /**
+   * Asks for one start. Answers, or resolves to, `0` when the start may go now (the token is taken),
+   * or how many ms to wait before asking again. A throw or a rejection fails the try with that reason.
+   */
+  take(): number | PromiseLike<number>;
+}
+
+/** What {@link fromRateLimiterFlexible} needs of a rate-limiter-flexible limiter: its `consume`. */
+export interface RateLimiterFlexibleLike {
+  /** Takes `points` (1 here) from `key`'s budget; rejects with how long to wait (`msBeforeNext`) when it is spent. */
+  consume(key: string | number, points?: number): PromiseLike<unknown>;
+}
+
+/**
+ * A {@link StartLimiter} on a rate-limiter-flexible limiter (`RateLimiterRedis`, `RateLimiterMemory`,
+ * ...): each start consumes one point of `key`; a refusal (its `msBeforeNext`) is the wait before asking
+ * again, and any other rejection (the store is down) fails the try.
+ *
+ * @example
+ * ```ts
+ * const bucket = new RateLimiterRedis({ storeClient: redis, points: 50, duration: 1, keyPrefix: 'api' });
+ * slowStart(tasks, { limiter: fromRateLimiterFlexible(bucket, 'partner-api') });
+ * ```
+ * @param limiter The shared limiter.
+ * @param key What the runs that share the bucket consume from: the API key they share, say.
+ * @returns The limiter for the `limiter` option.
+ */
+export function fromRateLimiterFlexible(limiter: RateLimiterFlexibleLike, key: string | number): StartLimiter {
+  if (typeof (limiter as Partial<RateLimiterFlexibleLike> | null)?.consume !== 'function') {
+    throw new TypeError(expected('limiter', 'a rate-limiter-flexible limiter (an object with `consume()`)', limiter));
+  }
+  return {
+    take: () =>
+      Promise.resolve(limiter.consume(key, 1)).then(
+        () => 0,
+        (refusal: unknown) => {
+          const wait = (refusal as { msBeforeNext?: unknown } | null)?.msBeforeNext;
+          // A refusal says how long; anything else is the store's failure.
+          if (typeof wait !== 'number' || !(wait >= 0)) throw refusal;
+          return Math.max(1, Math.ceil(wait));
+        },
+      ),
+  };
+}
