@@ -144,6 +144,20 @@ describe('StartGate', () => {
     clock.time = 0;
   });
 
+  it('reports nothing when an end that came just now moves to another that has come; arms no timer for an end that is now', () => {
+    const wait = fixed(-Infinity, true);
+    const { gate, clock, log, armed } = gateOver([wait]);
+    clock.time = 50;
+    // The pause ended at 50, now; its new end, 30, has come too: nothing to report.
+    wait.at = 30;
+    gate.changed(50, 50, 'throttle');
+    expect([log, armed()]).toEqual([[], []]);
+    // An end at this very instant, from one to come: reported, and the runner looks now, with no timer.
+    wait.at = 50;
+    gate.changed(80, 50, 'throttle');
+    expect([log, armed()]).toEqual([['moved', 'paused until 50 (throttle)'], []]);
+  });
+
   it('waits out an end further away than a timer holds in steps, and wakes the runner once it has come', () => {
     const far = MAX_TIMER_DELAY * 2 + 10;
     const wait = fixed(far, true);
