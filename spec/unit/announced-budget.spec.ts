@@ -366,6 +366,15 @@ describe('AnnouncedBudget (contract §13)', () => {
       const twins = pace();
       twins.announced([budget(100, 1000, undefined, 1000), budget(0, 500, undefined, 1000)], 0, 1);
       expect(twins.nextStart(0, 1)).toBe(500);
+      // And three of one window are three: the third, spent the longest, holds.
+      const triplets = pace();
+      triplets.announced([budget(100, 1000, undefined, 1000), budget(0, 500, undefined, 1000), budget(0, 800, undefined, 1000)], 0, 1);
+      expect(triplets.nextStart(0, 1)).toBe(800);
+      // A budget with no name and no window is its place: the one at place 0 next is another than the one at place 1 before.
+      const moved = pace();
+      moved.announced([budget(100, 1000, undefined, 1000), budget(0, 1000)], 0, 1);
+      moved.announced([budget(100, 1000)], 10, 2);
+      expect(moved.nextStart(10, 2)).toBe(1000);
     });
 
     it('measures the share of a budget first announced after the run began from its windows only, not against its limit', () => {
