@@ -8,12 +8,16 @@
  * its first; H: how long that first 429 took to come back, in ms, or null without one; then when each
  * task completed, in ms after `start`),
  * after a first line `{"ready":true}` once it can take orders. A run gives up after 120 s; stdin's end
- * ends the process.
+ * ends the process. The `shared` strategies take `redisPort` and `rate` in the order: one bucket of
+ * `rate` a second on that Redis server (rate-limiter-flexible's RateLimiterRedis), fresh for each run,
+ * that every client's starts wait for through the `limiter` option.
  */
 import { createInterface } from 'node:readline';
+import { Redis } from 'ioredis';
+import { RateLimiterRedis } from 'rate-limiter-flexible';
 import { defer, from, lastValueFrom, mergeMap, retry, takeUntil, timer, type Observable } from 'rxjs';
 import type { Answer } from '../scenarios/real-limiters.mjs';
-import { retryAfter, slowStart } from '../subject.mjs';
+import { fromRateLimiterFlexible, retryAfter, slowStart } from '../subject.mjs';
 
 const DEADLINE_MS = 120_000;
 
@@ -23,7 +27,12 @@ interface Order {
   tasks: number;
   start: number;
   concurrency: number;
+  redisPort?: number;
+  rate?: number;
 }
+
+/** One connection to the Redis server of the `shared` strategies, made on the first order that names one. */
+let redis: Redis | undefined;
 
 const is429 = (error: unknown) => error instanceof Response && error.status === 429;
 /** What careful users write: wait what the server asks, or a second. */
@@ -31,7 +40,7 @@ const serverDelay = (error: unknown) => timer(retryAfter(error) ?? 1000);
 /** The same waits for ours: what the server asks, or a second, and no backoff of its own on top. */
 const throttle = { when: (error: unknown) => (is429(error) ? (retryAfter(error) ?? 1000) : false), delay: 0, maxAttempts: 101 };
 
-async function runOrder({ url, strategy, tasks, start, concurrency }: Order): Promise<Answer> {
+async function runOrder({ url, strategy, tasks, start, concurrency, redisPort, rate }: Order): Promise<Answer> {
   /** Tasks that succeeded: each succeeds once, whatever the tries it took. */
   let completed = 0;
   /** When each of them completed, in ms after the run's start. */
@@ -70,7 +79,16 @@ async function runOrder({ url, strategy, tasks, start, concurrency }: Order): Pr
     retry: () => slowStart(factories, { ...window, retry: throttle }),
     'learn-rate': () => slowStart(factories, { ...window, retry: { ...throttle, learnRate: true } }),
     'rate-limit': () => slowStart(factories, { ...window, retry: throttle, rateLimit: true }),
+    shared: () => slowStart(factories, { ...window, retry: throttle, limiter: sharedBucket() }),
+    'shared-rate-limit': () => slowStart(factories, { ...window, retry: throttle, limiter: sharedBucket(), rateLimit: true }),
   };
+  /** The run's bucket: every client of the run consumes from the same key, named by the run's start. */
+  function sharedBucket() {
+    if (redisPort === undefined || rate === undefined) throw new Error(`${strategy} needs redisPort and rate`);
+    redis ??= new Redis({ host: '127.0.0.1', port: redisPort });
+    const bucket = new RateLimiterRedis({ storeClient: redis, points: rate, duration: 1, keyPrefix: `bench-${start}` });
+    return fromRateLimiterFlexible(bucket, 'shared');
+  }
   const run = strategies[strategy];
   if (run === undefined) throw new Error(`unknown strategy ${strategy}`);
   await new Promise((resolve) => setTimeout(resolve, Math.max(0, start - Date.now())));
@@ -87,3 +105,4 @@ process.stdout.write('{"ready":true}\n');
 for await (const line of createInterface({ input: process.stdin })) {
   process.stdout.write(`${JSON.stringify(await runOrder(JSON.parse(line) as Order))}\n`);
 }
+redis?.disconnect();

@@ -5,7 +5,14 @@
  */
 import { timer, map, VirtualTimeScheduler } from 'rxjs';
 import { RateLimiterMemory } from 'rate-limiter-flexible';
-import { fromRateLimiterFlexible, slowStart, type SlowStartEvent, type StartLimiter, type TaskFactory } from '../../src/index';
+import {
+  fromRateLimiterFlexible,
+  slowStart,
+  type SlowStartEvent,
+  type StartLimiter,
+  type TaskContext,
+  type TaskFactory,
+} from '../../src/index';
 
 /** A bucket of `size` starts a window of `window` ms on `scheduler`'s clock, answering at once: what a shared store would. */
 function bucket(scheduler: VirtualTimeScheduler, size: number, window: number): StartLimiter & { granted: number[] } {
@@ -120,5 +127,54 @@ describe('fromRateLimiterFlexible()', () => {
     expect(() => fromRateLimiterFlexible({} as never, 'api')).toThrow(
       new TypeError('Expected `limiter` to be a rate-limiter-flexible limiter (an object with `consume()`), got an object (object)'),
     );
+  });
+});
+
+describe('the limiter option, with several tries waiting', () => {
+  it('asks for one start at a time, in the order the tries started: a later try never goes first', () => {
+    const scheduler = new VirtualTimeScheduler();
+    const answers = [300, 0, 0, 0];
+    const limiter: StartLimiter = { take: () => answers.shift() ?? 0 };
+    const called: number[] = [];
+    const order: number[] = [];
+    const factories = tasks(scheduler, 3, 10, called).map((factory, index) => (context: TaskContext) => {
+      order.push(index);
+      return factory(context);
+    });
+    slowStart(factories, { pacing: 'window', initialBatchSize: 3, scheduler, limiter }).subscribe();
+    scheduler.flush();
+    // The first waited 300 ms; the others waited behind it, though the limiter would have let them go.
+    expect([order, called]).toEqual([
+      [0, 1, 2],
+      [300, 300, 300],
+    ]);
+  });
+
+  it('fails the tries still waiting when the run stops, without calling them; they are left to run again', () => {
+    const scheduler = new VirtualTimeScheduler();
+    let asked = 0;
+    // The first start is granted at once; then the bucket is spent for a second.
+    const limiter: StartLimiter = { take: () => (asked++ === 0 ? 0 : 1000) };
+    const called: number[] = [];
+    const failing: TaskFactory<number> = () => {
+      called.push(0);
+      return timer(5, scheduler).pipe(
+        map(() => Number.NaN),
+        map(() => {
+          throw new Error('403');
+        }),
+      );
+    };
+    const rest = tasks(scheduler, 2, 10, called);
+    let error: { results: { status: string; reason?: unknown }[]; unfinished: unknown[] } | undefined;
+    slowStart([failing, ...rest], { pacing: 'window', initialBatchSize: 3, scheduler, limiter }).subscribe({
+      error: (reason: unknown) => (error = reason as typeof error),
+    });
+    scheduler.flush();
+    expect(called).toEqual([0]);
+    expect(error?.results.map((result) => result.status)).toEqual(['rejected', 'rejected', 'rejected']);
+    expect(error?.results[1].reason).toEqual(new Error('The run stopped before the limiter granted this try its start'));
+    expect(error?.unfinished).toHaveLength(3);
+    expect(scheduler.actions).toHaveLength(0);
   });
 });

@@ -131,6 +131,7 @@ export class Admission<T> {
   stop(): void {
     this.stopping = true;
     this.pacing.stop();
+    this.parts.tasks.stopWaiting();
   }
 
   /** Updates what the pacing is told: what is in flight, and what could start now. */

@@ -5,7 +5,7 @@ import { TaskRun } from '../task-run.js';
 import { expected } from '../expected.js';
 import type { TaskFactory } from '../types.js';
 import type { StartLimiter } from '../start-limiter.js';
-import { waitForLimiter } from './limiter-wait.js';
+import { LimiterQueue, WITHDRAWN } from './limiter-wait.js';
 import type { Reporter } from './reporter.js';
 import type { TaskKeys } from './task-keys.js';
 
@@ -25,6 +25,8 @@ export class TaskSet<T> {
   private tornDown = false;
   /** The task being invoked, until its factory has returned and it is subscribed: in flight, but not linked yet. */
   private starting: TaskRun<T> | undefined;
+  /** Under the `limiter` option: the tries waiting for their start, in the order they started. */
+  private readonly limiterQueue: LimiterQueue | undefined;
 
   /**
    * @param host Subscribes to tasks, and takes what a teardown throws.
@@ -38,8 +40,10 @@ export class TaskSet<T> {
     private readonly onSettled: (run: TaskRun<T>, fulfilled: boolean, outcome: unknown) => void,
     private readonly reporter: Reporter<T> | undefined,
     private readonly keys: Pick<TaskKeys, 'keyOf' | 'inDoubt'>,
-    private readonly limiter?: StartLimiter,
-  ) {}
+    limiter?: StartLimiter,
+  ) {
+    this.limiterQueue = limiter === undefined ? undefined : new LimiterQueue(limiter, host);
+  }
 
   /**
    * Starts a task: the try `attempt` of `factory`, reported at `position` of `group`, started in the
@@ -66,11 +70,14 @@ export class TaskSet<T> {
       // listener may unsubscribe, and then the task is not invoked.
       this.reporter?.started(run);
       if (this.isTornDown()) return;
-      if (this.limiter === undefined) {
+      if (this.limiterQueue === undefined) {
         this.call(run);
         return;
       }
-      const wait = waitForLimiter(this.limiter, this.host, () => this.waited(run), run.error.bind(run));
+      const wait = this.limiterQueue.wait(
+        () => this.waited(run),
+        (reason) => run.error(reason),
+      );
       if (run.settled || run.subscription !== undefined) return;
       run.subscription = wait;
       this.link(run);
@@ -138,6 +145,14 @@ export class TaskSet<T> {
     const { starting } = this;
     if (starting !== undefined && !starting.settled && !runs.includes(starting)) runs.push(starting);
     return runs;
+  }
+
+  /**
+   * The run starts nothing more: the tries that wait for the `limiter` to grant their start fail
+   * without being called, as tries in flight when a run stops run to their end.
+   */
+  stopWaiting(): void {
+    this.limiterQueue?.withdraw(() => new Error(WITHDRAWN));
   }
 
   /** Tears every running task down, even if a teardown before it throws. */
