@@ -3,6 +3,7 @@
 // window of 1 s, `legacyHeaders: true`) and @fastify/rate-limit 11.2.0 sent over real HTTP on the second
 // request and on the seventh (a 429).
 import { rateLimit, readRateLimit, readRateLimits, type RateLimitState } from '../../src/index.js';
+import { isRateLimitState } from '../../src/rate-limit.js';
 
 const now = 1_796_148_223_400;
 
@@ -376,5 +377,32 @@ describe('readRateLimit (contract §13)', () => {
         readRateLimit({ headers: { get: (name: string) => ({ 'RateLimit-Remaining': ' 3\t', 'RateLimit-Reset': ' 1 ' })[name] } }, now),
       ).toEqual(state(undefined, 3, 1000, undefined));
     });
+  });
+});
+
+describe('isRateLimitState: what a reader of the caller may answer (contract §13)', () => {
+  it('takes a reset shorter than 10^12 ms (31 years), and no longer', () => {
+    expect(isRateLimitState({ remaining: 1, resetIn: 1e12 - 1 })).toBe(true);
+    expect(isRateLimitState({ remaining: 1, resetIn: 1e12 })).toBe(false);
+  });
+
+  it('takes amounts from 0, finite: not a negative count, not Infinity, not a string', () => {
+    expect(isRateLimitState({ remaining: 0, resetIn: 0 })).toBe(true);
+    expect(isRateLimitState({ remaining: -1, resetIn: 10 })).toBe(false);
+    expect(isRateLimitState({ remaining: 1, resetIn: -10 })).toBe(false);
+    expect(isRateLimitState({ remaining: Infinity, resetIn: 10 })).toBe(false);
+    expect(isRateLimitState({ remaining: '5', resetIn: 10 })).toBe(false);
+  });
+});
+
+describe('readRateLimits: a reset in seconds is digits, with a fraction or not', () => {
+  it.each(['1e3', '+5', 'in 5', '5.'])('ignores `X-RateLimit-Reset: %s`', (reset) => {
+    expect(readRateLimits(response({ 'x-ratelimit-remaining': '3', 'x-ratelimit-reset': reset }), now)).toEqual([]);
+  });
+
+  it('reads `X-RateLimit-Reset: 2.5` as 2,500 ms', () => {
+    expect(readRateLimits(response({ 'x-ratelimit-remaining': '3', 'x-ratelimit-reset': '2.5' }), now)).toEqual([
+      state(undefined, 3, 2500, undefined),
+    ]);
   });
 });
