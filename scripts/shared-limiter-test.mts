@@ -7,9 +7,9 @@
  * the clients never exceed it. The API's refusals are printed. Bounded: every process is stopped within 60 s.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startRedis } from '../bench/http/redis-server.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const LIMIT = 40;
@@ -24,15 +24,6 @@ setTimeout(() => {
   stopAll();
   process.exit(1);
 }, DEADLINE_MS).unref();
-
-/** A port free on 127.0.0.1 now. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** Starts `command` and resolves with the first stdout line that `ready` accepts. */
 function start(command: string, args: string[], ready: (line: string) => boolean): Promise<{ child: ChildProcess; line: string }> {
@@ -53,10 +44,9 @@ const tsx = (file: string, ...args: string[]) =>
   [process.execPath, ['--import', 'tsx', join(root, 'scripts', 'shared-limiter', file), ...args]] as const;
 let failures = 0;
 try {
-  const redisPort = await freePort();
-  await start('redis-server', ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], (line) =>
-    line.includes('Ready to accept connections'),
-  );
+  const redis = await startRedis();
+  children.push(redis.child);
+  const redisPort = redis.port;
   const api = await start(...tsx('api.mts', String(LIMIT)), (line) => line.startsWith('{'));
   const url = `http://127.0.0.1:${(JSON.parse(api.line) as { port: number }).port}/`;
   const began = Date.now();

@@ -79,6 +79,7 @@ async function runOrder({ url, strategy, tasks, start, concurrency, redisPort, r
     retry: () => slowStart(factories, { ...window, retry: throttle }),
     'learn-rate': () => slowStart(factories, { ...window, retry: { ...throttle, learnRate: true } }),
     'rate-limit': () => slowStart(factories, { ...window, retry: throttle, rateLimit: true }),
+    'rate-limit-learn': () => slowStart(factories, { ...window, retry: { ...throttle, learnRate: true }, rateLimit: true }),
     shared: () => slowStart(factories, { ...window, retry: throttle, limiter: sharedBucket() }),
     'shared-rate-limit': () => slowStart(factories, { ...window, retry: throttle, limiter: sharedBucket(), rateLimit: true }),
   };

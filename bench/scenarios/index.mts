@@ -4,6 +4,7 @@ import { checkpoint } from './checkpoint.mjs';
 import { eventsCost } from './events-cost.mjs';
 import { idle } from './idle.mjs';
 import { manyClients } from './many-clients.mjs';
+import { manyWorkers } from './many-workers.mjs';
 import { memory } from './memory.mjs';
 import { overheadPromise } from './overhead-promise.mjs';
 import { overheadSync } from './overhead-sync.mjs';
@@ -28,6 +29,7 @@ export const scenarios: readonly Scenario[] = [
   manyClients,
   eventsCost,
   realLimiters,
+  manyWorkers,
   bulkImport,
   checkpoint,
 ];

@@ -223,8 +223,9 @@ function hashOf(value: unknown): number {
 
 /**
  * The same scenarios with `rateLimit`, whose spacing of starts the model does not know: each try's
- * value or error announces one of a few generated budgets (or none), chosen by the outcome itself so
- * that a scenario run again announces the same.
+ * value or error announces one of a few generated budgets (or none), with a limit and a window or not,
+ * chosen by the outcome itself so that a scenario run again announces the same. Their falls and rises
+ * make shares below 1, whose tries the pace spreads until the reset.
  */
 export const withRateLimit = (scenarios: fc.Arbitrary<RetryScenarioSpec>): fc.Arbitrary<RetryScenarioSpec> =>
   fc
@@ -233,10 +234,10 @@ export const withRateLimit = (scenarios: fc.Arbitrary<RetryScenarioSpec>): fc.Ar
       fc.array(
         fc.option(
           fc.record({
-            limit: fc.constant(undefined),
+            limit: fc.option(fc.integer({ min: 1, max: 16 }), { nil: undefined }),
             remaining: fc.nat(12),
             resetIn: fc.nat(40),
-            window: fc.constant(undefined),
+            window: fc.option(fc.constantFrom(10, 40, 1000), { nil: undefined }),
           }),
           { nil: undefined },
         ),

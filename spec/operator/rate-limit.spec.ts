@@ -169,12 +169,13 @@ describe('rateLimit (contract §13)', () => {
     for (const at of paced.served) perWindow.set(Math.floor(at / 1000), (perWindow.get(Math.floor(at / 1000)) ?? 0) + 1);
     expect(Math.max(...perWindow.values())).toBeLessThanOrEqual(5);
     expect(paced.paused.every((e) => e.type === 'paused' && e.cause === 'rate limit')).toBe(true);
-    // The first request, answered at 10, says 4 are left. In the first window 35 % of what each answer
-    // says is left may go, as fast as the pace grows: 1.4 of 4, then 1.05 of 3, then 0.7 of 2, not a
-    // try. 3 of the window's 5. Then nothing until the reset announced with the first answer (at 10,
-    // for 1 s), and one try to hear the new window. The share is surer with every window, 52.5 % of
-    // it in the second and 61.25 % in the third: 4 of 5 in each.
-    expect(paced.served).toEqual([0, 10, 20, 1010, 1020, 1020, 1030, 2020, 2030, 2030, 2040, 3030]);
+    // The first request, answered at 10, says 4 are left. In the first window 30 % of what each answer
+    // says is left may go: 1.2 of 4, then 0.9 of 3, not a try; 2 of the window's 5, the second spread
+    // over the first 30 % of the time to the reset, as a client that sees no other spreads (303 ms,
+    // in 2.2 parts). Then nothing until the reset announced with the first answer (at 10, for 1 s),
+    // and one try to hear the new window. The share is surer with every window, 45 % of it in the
+    // second and 52.5 % in the third: 3 and 4 of 5.
+    expect(paced.served.map(Math.round)).toEqual([0, 138, 1010, 1118, 1233, 2020, 2118, 2224, 2342, 3030, 3123, 3226]);
   });
 
   it('keeps within each budget a server announces: a burst a second and a quota a day draw no more 429s than the burst alone', () => {
@@ -386,9 +387,11 @@ describe('rateLimit (contract §13)', () => {
 
   it('brings a hold forward when a newer announcement allows: the pause reported ends then', () => {
     // Both first tries start at 0: the first says nothing is left for a second, the second, answered
-    // at 50, that the next window has 10. Then tries with nothing to say.
+    // at 50, that the next window has 10: 4.5 of them the run's in a second window, spread over the
+    // first 30 % of the time to its reset from the last start, at 0 (315 ms, in 5.5 parts). Then tries
+    // with nothing to say.
     const { starts, pauses } = pausesOf([{ at: 10, left: 0 }, { at: 50, left: 10 }, { at: 1 }, { at: 1 }]);
-    expect(starts).toEqual([0, 0, 50, 50]);
-    expect(pauses).toEqual(['10 until 1010 (rate limit)', '50 until 50 (rate limit)']);
+    expect(starts.map(Math.round)).toEqual([0, 0, 57, 123]);
+    expect(pauses.slice(0, 2)).toEqual(['10 until 1010 (rate limit)', `50 until ${315 / 5.5} (rate limit)`]);
   });
 });
