@@ -217,12 +217,14 @@ describe("the README's performance figures", () => {
   it.each([
     ['slowStartBatch / mergeMap time, 1,000,000 synchronous tasks', '1,000,000 synchronous tasks take {} times'],
     ["gap from a batch's last settlement to the next batch's first invocation, median", 'next batch starts {} (median)'],
-    ['express 50/s: 429s, rateLimit / baseline', 'draws {} and'],
-    ['express 200/s: 429s, rateLimit / baseline', 'and {} times the 429s'],
-    ['express 50/s: makespan, rateLimit / baseline', 'in {} and'],
-    ['express 200/s: makespan, rateLimit / baseline', 'and {} times its makespan'],
-    ['express 50/s: finish spread, rateLimit / baseline', 'spread {} and'],
-    ['express 200/s: finish spread, rateLimit / baseline', "and {} times the baseline's"],
+    ['20 s at 50/s, express: 429s, rateLimit / baseline', 'draws {} and'],
+    ['20 s at 200/s, express: 429s, rateLimit / baseline', 'and {} times the 429s'],
+    ['20 s at 50/s, express: makespan, rateLimit / baseline', 'in {} and'],
+    ['20 s at 200/s, express: makespan, rateLimit / baseline', 'and {} times its makespan'],
+    ['20 s at 50/s, express: finish spread, rateLimit / baseline', 'finish {} and'],
+    ['20 s at 200/s, express: finish spread, rateLimit / baseline', 'and {} times as far apart'],
+    ['express 50/s: makespan, rateLimit / baseline', 'few seconds takes {} and'],
+    ['express 200/s: makespan, rateLimit / baseline', "and {} times the baseline's makespan"],
   ])('says what BENCHMARKS.md measured for "%s"', (target, phrase) => {
     const figure = measured.get(target);
     expect(figure).toBeDefined();
