@@ -68,6 +68,7 @@ export const ALONE_SPREAD = 0.3;
 const NEW_WINDOW = 1 / 8;
 /** The most a start after a reset is put off at random: enough to spread clients, short against a window. */
 export const JITTER_MS = 25;
+
 /**
  * A client's pace from one rate-limit budget its responses announce. Before the first announcement it
  * sets no limit: the run paces as it would without it.
@@ -81,9 +82,9 @@ export const JITTER_MS = 25;
  * what a client is served does not depend on when it comes back after a reset; over the first
  * {@link ALONE_SPREAD} of that while it sees no other, since the budget of a window spent early is
  * spent all the same. A share's fraction of a try is rounded up or down at random, so that clients
- * whose shares are fractions spend the budget between them. With no share left the client waits for the reset, and then
- * a little more, drawn at random, so that clients sharing a budget do not all start again in one
- * millisecond. After the reset one try starts to hear where the new window stands, and the rest wait
+ * whose shares are fractions spend the budget between them. With no share left the client waits for
+ * the reset, and then a little more, drawn at random, so that clients sharing a budget do not all
+ * start again in one millisecond. After the reset one try starts to hear where the new window stands, and the rest wait
  * for its announcement; if its answer announces nothing, the budget holds nothing until an answer does.
  *
  * The reset a server announces is rounded up to a whole second, so a client of a window of a second
@@ -128,7 +129,8 @@ export class OneBudget {
   /**
    * The try `order` (its place in the order tries started) announced `state` at `now`. An announcement
    * from a try that started before the latest one read is older, and ignored. Within a window the
-   * budget only falls: a newer announcement with more remaining, or one after the reset, opens a window.
+   * budget only falls: a newer announcement with more remaining than a try counted before the latest
+   * could explain ({@link NEW_WINDOW}), or one after the reset, opens a window.
    */
   announced(state: RateLimitState, now: number, order: number): void {
     const before = this.reading;
