@@ -66,34 +66,31 @@ export function runFixedWindowModel(model: FixedWindowModel): ClientTally[] {
     const tally = tallies[client];
     let started = 0;
     let flying = 0;
-    /** Tasks served, and tasks sent and not yet answered or refused. */
+    /** Tasks served. */
     let done = 0;
     let pausedUntil = begin;
     /** The time of the wake-up armed, so that one is armed at a time. */
     let wakeAt = Infinity;
+    /** Runs `pump` again at `at`, unless a wake-up no later is armed. */
+    const wakeUp = (at: number) => {
+      if (at >= wakeAt) return;
+      wakeAt = at;
+      schedule(at, () => {
+        if (wakeAt === at) wakeAt = Infinity;
+        pump();
+      });
+    };
     const pump = () => {
       // Slow start: one in flight, and one more for each success, up to the most.
       while (flying < Math.min(maxInFlight, 1 + done) && done + flying < tasks && now >= pausedUntil) {
         const next = pace.nextStart(now, started);
         if (next > now) {
-          if (next < wakeAt) {
-            wakeAt = next;
-            schedule(next, () => {
-              if (wakeAt === next) wakeAt = Infinity;
-              pump();
-            });
-          }
+          wakeUp(next);
           return;
         }
         send();
       }
-      if (now < pausedUntil && pausedUntil < wakeAt) {
-        const at = (wakeAt = pausedUntil);
-        schedule(at, () => {
-          if (wakeAt === at) wakeAt = Infinity;
-          pump();
-        });
-      }
+      if (now < pausedUntil) wakeUp(pausedUntil);
     };
     const send = () => {
       const order = ++started;
