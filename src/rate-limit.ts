@@ -1,5 +1,6 @@
 // §13's announcement reader: where a server says its rate-limit budgets stand, on any response.
 import { headerOf } from './headers.js';
+import { retryAfter } from './retry/retry-after.js';
 
 /** A server's rate-limit budget as one response announces it. */
 export interface RateLimitState {
@@ -68,7 +69,9 @@ const LONGEST_RESET_MS = EPOCH_SECONDS * 1000;
  * epoch with others (GitHub, express-rate-limit). A value of 10^9 or more is read as epoch seconds and
  * of 10^12 or more as epoch milliseconds, measured against `now`: no server asks a client to wait 31
  * years. (The response's `Date` header is not used: it has whole seconds, a coarser clock than the
- * client's own for a window of one second.)
+ * client's own for a window of one second.) A spent budget (`remaining` 0) on a response that says when
+ * to try again (`Retry-After`, as `retryAfter()` reads it) resets no later than that: the recipe of
+ * rate-limiter-flexible rounds its epoch reset up to the second, and gives `Retry-After` to the millisecond.
  *
  * Nothing here throws. A field that is not a plain, finite number is ignored, and so is a budget that
  * contradicts itself (more remaining than the limit), lacks `remaining` or a reset, or has a reset of
@@ -112,9 +115,19 @@ export function readRateLimits(response: unknown, now: number = Date.now()): Rat
   ];
   for (const form of forms) {
     const states = form().flatMap((announced) => checked(announced) ?? []);
-    if (states.length > 0) return states;
+    if (states.length > 0) return soonerByRetryAfter(states, retryAfter(response, now));
   }
   return [];
+}
+
+/**
+ * A spent budget on an answer that says when to try again has room again by then: its reset is no later
+ * than `Retry-After`. Some servers announce the reset in whole seconds since the epoch, rounded up (up to
+ * a second late for a window of one), and their `Retry-After` to the millisecond.
+ */
+function soonerByRetryAfter(states: RateLimitState[], wait: number | undefined): RateLimitState[] {
+  if (wait === undefined) return states;
+  return states.map((state) => (state.remaining === 0 && wait < state.resetIn ? { ...state, resetIn: wait } : state));
 }
 
 /**

@@ -5,6 +5,9 @@ import { TestScheduler } from 'rxjs/testing';
 import { retryAfter, slowStart, type RateLimitState, type SlowStartEvent, type TaskFactory } from '../../src/index.js';
 import { errorsReportedLater } from '../support/helpers.js';
 
+/** An epoch time part of the way through a second (ms): where the wall clock stands at virtual time 0 when a server announces epoch resets. */
+const EPOCH_MS = 1_796_148_223_400;
+
 /** When the fake server's day ends: its quota a day is reset then, and every 86,400 s after. */
 const DAY_ENDS = 80_000_000;
 
@@ -59,19 +62,24 @@ function fixedWindowServer(now: () => number, limit: number, quota?: { day: numb
 /**
  * A server that lets `limit` requests through in each window of 1,000 ms and announces the budget on its
  * 429s only, as rate-limiter-flexible's README recipe has it: `Retry-After` and `X-RateLimit-*` on a
- * 429 (the reset in seconds left here, on the virtual clock), nothing on a success.
+ * 429 (`Retry-After` to the millisecond), nothing on a success. Its windows begin on the clock's
+ * seconds, and its reset is seconds left, rounded up. With `asFlexible`, they are as rate-limiter-flexible
+ * and the recipe have them: a window begins at the first request after the last one ended, and the
+ * reset is a time since the epoch in seconds, rounded up, with the virtual clock's 0 at {@link EPOCH_MS}.
  */
-function announcesOnlyOn429Server(now: () => number, limit: number) {
+function announcesOnlyOn429Server(now: () => number, limit: number, asFlexible = false) {
   const counts = new Map<number, number>();
   const refused: number[] = [];
   const served: number[] = [];
+  /** When the current window began. */
+  let windowStart = -Infinity;
   /** A request that takes 10 ms; the server counts it as it arrives. */
   const request = (): Observable<{ status: number; headers: Headers }> =>
     new Observable((subscriber) => {
-      const window = Math.floor(now() / 1000);
-      const count = (counts.get(window) ?? 0) + 1;
-      counts.set(window, count);
-      const msBeforeNext = 1000 - (now() % 1000);
+      if (now() >= windowStart + 1000) windowStart = asFlexible ? now() : Math.floor(now() / 1000) * 1000;
+      const count = (counts.get(windowStart) ?? 0) + 1;
+      counts.set(windowStart, count);
+      const msBeforeNext = windowStart + 1000 - now();
       const answer =
         count > limit
           ? {
@@ -80,7 +88,7 @@ function announcesOnlyOn429Server(now: () => number, limit: number) {
                 'Retry-After': String(msBeforeNext / 1000),
                 'X-RateLimit-Limit': String(limit),
                 'X-RateLimit-Remaining': '0',
-                'X-RateLimit-Reset': String(Math.ceil(msBeforeNext / 1000)),
+                'X-RateLimit-Reset': String(Math.ceil(((asFlexible ? EPOCH_MS + now() : 0) + msBeforeNext) / 1000)),
               }),
             }
           : { status: 201, headers: new Headers() };
@@ -200,40 +208,56 @@ describe('rateLimit (contract §13)', () => {
     expect(run.done).toBe(30);
   });
 
-  it('does not stall behind a server that announces its budget only on its 429s: an answer that announces nothing releases the hold', () => {
-    const runWith = (rateLimit: boolean) => {
-      const scheduler = new TestScheduler(() => {});
-      let result = { served: [] as number[], refused: [] as number[], done: 0, end: 0 };
-      scheduler.run(({ flush }) => {
-        const server = announcesOnlyOn429Server(() => scheduler.now(), 20);
-        let done = 0;
-        let end = 0;
-        slowStart(
-          Array.from({ length: 200 }, () => server.request),
-          {
-            pacing: 'window',
-            maxBatchSize: 16,
-            rateLimit,
-            retry: {
-              when: (error) => ((error as { status: number }).status === 429 ? (retryAfter(error) ?? 1000) : false),
-              delay: 0,
-              maxAttempts: 100,
-            },
+  /** 200 requests against {@link announcesOnlyOn429Server} of 20 a second, with `rateLimit` or not, in virtual time. */
+  const runAgainstRecipe = (rateLimit: boolean, asFlexible = false) => {
+    const scheduler = new TestScheduler(() => {});
+    let result = { served: [] as number[], refused: [] as number[], done: 0, end: 0 };
+    scheduler.run(({ flush }) => {
+      const server = announcesOnlyOn429Server(() => scheduler.now(), 20, asFlexible);
+      let done = 0;
+      let end = 0;
+      // The reader measures an epoch reset against the wall clock: it follows the virtual one.
+      if (asFlexible) jest.spyOn(Date, 'now').mockImplementation(() => EPOCH_MS + scheduler.now());
+      slowStart(
+        Array.from({ length: 200 }, () => server.request),
+        {
+          pacing: 'window',
+          maxBatchSize: 16,
+          rateLimit,
+          retry: {
+            when: (error) => ((error as { status: number }).status === 429 ? (retryAfter(error) ?? 1000) : false),
+            delay: 0,
+            maxAttempts: 100,
           },
-        ).subscribe({ next: (r) => (done += r.size), complete: () => (end = scheduler.now()) });
-        flush();
-        result = { served: server.served, refused: server.refused, done, end };
-      });
-      return result;
-    };
-    const paced = runWith(true);
-    const unpaced = runWith(false);
+        },
+      ).subscribe({ next: (r) => (done += r.size), complete: () => (end = scheduler.now()) });
+      flush();
+      jest.restoreAllMocks();
+      result = { served: server.served, refused: server.refused, done, end };
+    });
+    return result;
+  };
+
+  it('does not stall behind a server that announces its budget only on its 429s: an answer that announces nothing releases the hold', () => {
+    const paced = runAgainstRecipe(true);
+    const unpaced = runAgainstRecipe(false);
     expect(paced.done).toBe(200);
     expect(unpaced.done).toBe(200);
     // 200 requests at 20 a second take 10 windows at the least. Held a window's length after each
     // reset, the run drew about one a second once the first 429 came.
     expect(paced.end).toBeLessThan(15_000);
     expect(paced.end / unpaced.end).toBeLessThan(1.5);
+    expect(paced.refused.length).toBeLessThanOrEqual(unpaced.refused.length);
+  });
+
+  it('resumes a spent budget when its 429 says to retry, not at its reset rounded up to the second', () => {
+    // A window begins at the first request after the last one ended, and a 429 announces its reset in
+    // epoch seconds, rounded up: half a second late on average. Held until then, the run starts every
+    // window late; the window that it opens ends later still, and is announced later again.
+    const paced = runAgainstRecipe(true, true);
+    const unpaced = runAgainstRecipe(false, true);
+    expect(paced.done).toBe(200);
+    expect(paced.end).toBeLessThanOrEqual(unpaced.end * 1.05);
     expect(paced.refused.length).toBeLessThanOrEqual(unpaced.refused.length);
   });
 

@@ -406,3 +406,55 @@ describe('readRateLimits: a reset in seconds is digits, with a fraction or not',
     ]);
   });
 });
+
+describe('readRateLimits: a spent budget on an answer with `Retry-After` resets no later than it says', () => {
+  // rate-limiter-flexible's README recipe: the reset in epoch seconds, rounded up (here 600 ms after
+  // `now`), and `Retry-After` in seconds with a fraction, to the millisecond.
+  const recipe = (remaining: string, retry: string | undefined) =>
+    response(
+      {
+        'x-ratelimit-limit': '50',
+        'x-ratelimit-remaining': remaining,
+        'x-ratelimit-reset': '1796148224',
+        ...(retry === undefined ? {} : { 'retry-after': retry }),
+      },
+      429,
+    );
+
+  it('takes a sooner `Retry-After` as the reset of a spent budget', () => {
+    expect(readRateLimits(recipe('0', '0.123'), now)).toEqual([state(50, 0, 123, undefined)]);
+  });
+
+  it('keeps the announced reset when `Retry-After` is as late or later', () => {
+    expect(readRateLimits(recipe('0', '0.6'), now)).toEqual([state(50, 0, 600, undefined)]);
+    expect(readRateLimits(recipe('0', '0.601'), now)).toEqual([state(50, 0, 600, undefined)]);
+    expect(readRateLimits(recipe('0', '2'), now)).toEqual([state(50, 0, 600, undefined)]);
+  });
+
+  it('takes `Retry-After` as an HTTP date too', () => {
+    const date = new Date(Math.floor(now / 1000) * 1000).toUTCString();
+    expect(readRateLimits(recipe('0', date), now)).toEqual([state(50, 0, 0, undefined)]);
+  });
+
+  it('leaves a budget with requests remaining as announced: the wait may be for another budget', () => {
+    expect(readRateLimits(recipe('1', '0.123'), now)).toEqual([state(50, 1, 600, undefined)]);
+  });
+
+  it('leaves the reset as announced without a `Retry-After`, or with one it cannot read', () => {
+    expect(readRateLimits(recipe('0', undefined), now)).toEqual([state(50, 0, 600, undefined)]);
+    expect(readRateLimits(recipe('0', 'soon'), now)).toEqual([state(50, 0, 600, undefined)]);
+  });
+
+  it('brings forward only the spent budgets of several', () => {
+    const headers = {
+      ratelimit: '"burst"; r=0; t=1, "day"; r=0; t=80000, "hour"; r=5; t=3000',
+      'ratelimit-policy': '"burst"; q=10; w=1, "day"; q=10000; w=86400, "hour"; q=100; w=3600',
+      'retry-after': '0.5',
+    };
+    expect(readRateLimits(response(headers, 429), now)).toEqual([
+      state(10, 0, 500, 1000, 'burst'),
+      state(10000, 0, 500, 86_400_000, 'day'),
+      state(100, 5, 3_000_000, 3_600_000, 'hour'),
+    ]);
+  });
+});
