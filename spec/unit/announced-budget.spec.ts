@@ -1,6 +1,6 @@
 // §13's pace alone: announcements in, the earliest next start out.
 import { AnnouncedBudget } from '../../src/announced-budget';
-import { ALONE_SPREAD, MARGIN, PROBE, SPREAD_MS } from '../../src/one-budget';
+import { ALONE_SPREAD, JITTER_MS, MARGIN, OneBudget, PROBE, SECOND, SPREAD_MS } from '../../src/one-budget';
 import type { RateLimitState } from '../../src/rate-limit';
 
 const budget = (remaining: number, resetIn: number, limit?: number, window?: number): RateLimitState => ({
@@ -440,5 +440,52 @@ describe('AnnouncedBudget (contract §13)', () => {
       p.announced([named('burst', 9, 1000), named('day', 9001, 80_000_000)], 10, 4);
       expect(p.nextStart(10, 5)).toBe(1000);
     });
+  });
+
+  describe('a resumed run: hearFirst', () => {
+    it('lets one try start to hear where the budget stands, and the rest wait for its answer, a second and a jitter at most', () => {
+      const p = new AnnouncedBudget(() => 0.5);
+      // The checkpoint's run started 5 tries; the resumed run's first is try 6.
+      p.hearFirst(100, 5);
+      const until = 100 + SECOND + 0.5 * JITTER_MS;
+      expect(p.nextStart(100, 5)).toBe(100);
+      expect(p.nextStart(100, 6)).toBe(until);
+      expect(p.nextStart(until - 1, 6)).toBe(until);
+      // No answer by then: the run goes on without one.
+      expect(p.nextStart(until + 10, 6)).toBe(until + 10);
+      expect(p.nextStart(until + 10, 7)).toBe(until + 10);
+    });
+
+    it("goes on once the first try answers, whether it announces the budget or not, and not on an older try's answer", () => {
+      const announcing = pace();
+      announcing.hearFirst(100, 5);
+      expect(announcing.nextStart(100, 6)).toBe(1100);
+      // Try 5 started before the resume: its answer is older news.
+      announcing.announced(undefined, 110, 5);
+      expect(announcing.nextStart(110, 6)).toBe(1100);
+      // Try 6's answer: the rest go on at the budget's pace. Its first announcement measures 6 tries of
+      // the 10 the window lost, a share of 0.6 in a first window: 60 % of half of 0.63 of 90, 17.01
+      // tries, spread over a second from the last start, at 100.
+      announcing.announced(budget(90, 1000, 100, 1000), 120, 6);
+      expect(announcing.nextStart(120, 6)).toBeCloseTo(100 + SECOND / (MARGIN * 0.5 * (0.6 + PROBE) * 90 + 1), 6);
+
+      const silent = pace();
+      silent.hearFirst(100, 5);
+      expect(silent.unannounced(5)).toBe(false);
+      expect(silent.nextStart(110, 6)).toBe(1100);
+      expect(silent.unannounced(6)).toBe(true);
+      expect(silent.nextStart(120, 6)).toBe(120);
+      // Heard once, it releases nothing more.
+      expect(silent.unannounced(7)).toBe(false);
+    });
+  });
+});
+
+describe('OneBudget alone (contract §13)', () => {
+  it('sets no limit before its first announcement, and an answer that announces nothing releases nothing then', () => {
+    const one = new OneBudget(() => 0, 0, true);
+    expect(one.nextStart(5, 3, 4)).toBe(5);
+    expect(one.unannounced(4)).toBe(false);
+    expect(one.nextStart(6, 4, 5)).toBe(6);
   });
 });
