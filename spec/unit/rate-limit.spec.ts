@@ -458,3 +458,13 @@ describe('readRateLimits: a spent budget on an answer with `Retry-After` resets 
     ]);
   });
 });
+
+describe('readRateLimits: a window of 10^9 seconds or more', () => {
+  it('is left out, and the budget is read without it', () => {
+    const headers = { 'ratelimit-limit': '5', 'ratelimit-remaining': '3', 'ratelimit-reset': '1' };
+    expect(readRateLimits(response({ ...headers, 'ratelimit-policy': '5;w=1000000000' }), now)).toEqual([state(5, 3, 1000, undefined)]);
+    expect(readRateLimits(response({ ...headers, 'ratelimit-policy': '5;w=999999999' }), now)).toEqual([
+      state(5, 3, 1000, 999_999_999_000),
+    ]);
+  });
+});
