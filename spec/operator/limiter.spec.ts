@@ -127,6 +127,18 @@ describe('fromRateLimiterFlexible()', () => {
     expect(() => fromRateLimiterFlexible({} as never, 'api')).toThrow(
       new TypeError('Expected `limiter` to be a rate-limiter-flexible limiter (an object with `consume()`), got an object (object)'),
     );
+    expect(() => fromRateLimiterFlexible(null as never, 'api')).toThrow(
+      new TypeError('Expected `limiter` to be a rate-limiter-flexible limiter (an object with `consume()`), got null (null)'),
+    );
+  });
+
+  it('reads a refusal as a wait only when its msBeforeNext is a number of 0 or more, and waits at least 1 ms', async () => {
+    const refusing = (refusal: unknown) => fromRateLimiterFlexible({ consume: () => Promise.reject(refusal) }, 'api').take();
+    await expect(refusing({ msBeforeNext: 0 })).resolves.toBe(1);
+    await expect(refusing({ msBeforeNext: 12.2 })).resolves.toBe(13);
+    for (const refusal of [null, { msBeforeNext: -1 }, { msBeforeNext: '5' }, { msBeforeNext: Number.NaN }]) {
+      await expect(refusing(refusal)).rejects.toBe(refusal);
+    }
   });
 });
 
