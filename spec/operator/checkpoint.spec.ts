@@ -182,6 +182,25 @@ describe('the resume option', () => {
     expect(accepted.invoked.map((context) => context.key)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
   });
 
+  it('refuses a changed source with no events to listen, and compares nothing for a source whose length it cannot tell', () => {
+    const checkpoint = cutOff(15);
+    const errors: unknown[] = [];
+    const called: number[] = [];
+    const factories = Array.from({ length: 11 }, (_, index) => () => {
+      called.push(index);
+      return [index];
+    });
+    slowStart(factories, { resume: checkpoint }).subscribe({ error: (error: unknown) => errors.push(error) });
+    expect([called, errors.map((error) => (error as Error).name)]).toEqual([[], ['RangeError']]);
+    // A generator says no length: nothing to compare the checkpoint's fingerprint with, so it resumes.
+    function* unknownLength() {
+      yield* factories;
+    }
+    const values: number[] = [];
+    slowStart(unknownLength(), { resume: checkpoint }).subscribe({ next: (result) => values.push(...result.values) });
+    expect(values).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+  });
+
   it('takes up a recent pace and a pause still to come, and starts from the beginning after a stale one', () => {
     const checkpoint: SlowStartCheckpoint = {
       ...cutOff(0),
