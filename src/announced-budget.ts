@@ -81,16 +81,17 @@ export class AnnouncedBudget {
   }
 
   /**
-   * The earliest time at or after `now` the next try may start, with `started` tries started so far:
-   * `now` when nothing limits it, and else the latest any budget allows.
+   * The earliest time at or after `now` the next try may start, with `started` tries started so far
+   * and `toStart` still to start (`Infinity` while the run cannot tell): `now` when nothing limits it,
+   * and else the latest any budget allows.
    */
-  nextStart(now: number, started: number): number {
+  nextStart(now: number, started: number, toStart = Infinity): number {
     // Tries are told of as they start: those started since the last question started now.
     if (started > this.startedBefore) this.lastStartAt = now;
     this.startedBefore = started;
     if (this.hearing !== undefined && now >= this.hearing.until) this.hearing = undefined;
     let next = this.hearing !== undefined && started > this.hearing.order ? this.hearing.until : now;
-    for (const budget of this.budgets.values()) next = Math.max(next, budget.nextStart(now, started, this.lastStartAt));
+    for (const budget of this.budgets.values()) next = Math.max(next, budget.nextStart(now, started, this.lastStartAt, toStart));
     return next;
   }
 }

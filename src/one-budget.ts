@@ -194,9 +194,10 @@ export class OneBudget {
   /**
    * The earliest time at or after `now` the next try may start, with `started` tries started so far:
    * `now` when nothing limits it, and the reset when the client's share is spent. `lastStartAt` is
-   * when the latest of them started (`-Infinity` before any).
+   * when the latest of them started (`-Infinity` before any); `toStart`, how many tries the run has
+   * still to start, when it knows.
    */
-  nextStart(now: number, started: number, lastStartAt: number): number {
+  nextStart(now: number, started: number, lastStartAt: number, toStart = Infinity): number {
     // Tries are told of as they start: those started since the last question started now.
     const startedBefore = this.startedBefore;
     this.startedBefore = started;
@@ -213,6 +214,9 @@ export class OneBudget {
     const share = Math.min(1, this.share + PROBE);
     const left = MARGIN * this.sureness * share * reading.remaining - uncounted + reading.spare;
     if (left < 1) return reading.resumeAt;
+    // Spread, a client's tries wait for what the others leave; a client whose last tries fit in its
+    // share of what is left takes nothing from them by starting those at once.
+    if (toStart <= left) return now;
     // The tries left, spread evenly from the last start (the run's, which every try tells of as it
     // starts), with as long again after the last.
     const spread = Math.min((reading.resetAt - lastStartAt) * (share === 1 ? ALONE_SPREAD : 1), SPREAD_MS);

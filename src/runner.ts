@@ -231,7 +231,7 @@ function createAdmission<T>(
   const pacing = createPacing(options);
   const retries = new RetryQueue<T>(parts.book, reporter);
   const backoffs = new Backoffs<T>(host, retries, wake);
-  const waits = createWaits(options, reporter);
+  const waits = createWaits(options, reporter, () => admission.pending + parts.intake.toCome);
   const gate = new StartGate(waits.all, host, wake, () => admission.invalidate(), reporter);
   const admission = new Admission<T>(pacing, options.concurrency, gate, { ...parts, retries, backoffs });
   const outcomes = new Outcomes<T>(options, host, { ...parts, pacing, admission, gate, waits, retries, backoffs, stop });

@@ -196,7 +196,7 @@ describe('the resume option', () => {
     function* unknownLength() {
       yield* factories;
     }
-    const values: number[] = [];
+    const values: (number | undefined)[] = [];
     slowStart(unknownLength(), { resume: checkpoint }).subscribe({ next: (result) => values.push(...result.values) });
     expect(values).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
   });

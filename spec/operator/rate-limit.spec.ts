@@ -182,8 +182,9 @@ describe('rateLimit (contract §13)', () => {
     // over the first 30 % of the time to the reset, as a client that sees no other spreads (303 ms,
     // in 2.2 parts). Then nothing until the reset announced with the first answer (at 10, for 1 s),
     // and one try to hear the new window. The share is surer with every window, 45 % of it in the
-    // second and 52.5 % in the third: 3 and 4 of 5.
-    expect(paced.served.map(Math.round)).toEqual([0, 138, 1010, 1118, 1233, 2020, 2118, 2224, 2342, 3030, 3123, 3226]);
+    // second and 52.5 % in the third: 3 of 5, spread, and then 2.1 of the 4 its answer at 3040 says are
+    // left, where the run has 2 tries still to start: they fit, and start at once.
+    expect(paced.served.map(Math.round)).toEqual([0, 138, 1010, 1118, 1233, 2020, 2118, 2224, 2342, 3030, 3040, 3040]);
   });
 
   it('keeps within each budget a server announces: a burst a second and a quota a day draw no more 429s than the burst alone', () => {
@@ -412,10 +413,14 @@ describe('rateLimit (contract §13)', () => {
   it('brings a hold forward when a newer announcement allows: the pause reported ends then', () => {
     // Both first tries start at 0: the first says nothing is left for a second, the second, answered
     // at 50, that the next window has 10: 4.5 of them the run's in a second window, spread over the
-    // first 30 % of the time to its reset from the last start, at 0 (315 ms, in 5.5 parts). Then tries
-    // with nothing to say.
-    const { starts, pauses } = pausesOf([{ at: 10, left: 0 }, { at: 50, left: 10 }, { at: 1 }, { at: 1 }]);
-    expect(starts.map(Math.round)).toEqual([0, 0, 57, 123]);
+    // first 30 % of the time to its reset from the last start, at 0 (315 ms, in 5.5 parts), while the
+    // run has more tries to start than that. Then tries with nothing to say.
+    const { starts, pauses } = pausesOf([{ at: 10, left: 0 }, { at: 50, left: 10 }, ...Array<{ at: number }>(5).fill({ at: 1 })]);
+    expect(starts.slice(0, 4).map(Math.round)).toEqual([0, 0, 57, 123]);
     expect(pauses.slice(0, 2)).toEqual(['10 until 1010 (rate limit)', `50 until ${315 / 5.5} (rate limit)`]);
+    // With 2 tries still to start, they fit in the 4.5: both start on the answer that allows them.
+    const fewer = pausesOf([{ at: 10, left: 0 }, { at: 50, left: 10 }, { at: 1 }, { at: 1 }]);
+    expect(fewer.starts).toEqual([0, 0, 50, 50]);
+    expect(fewer.pauses.slice(0, 2)).toEqual(['10 until 1010 (rate limit)', '50 until 50 (rate limit)']);
   });
 });

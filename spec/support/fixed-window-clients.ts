@@ -83,7 +83,8 @@ export function runFixedWindowModel(model: FixedWindowModel): ClientTally[] {
     const pump = () => {
       // Slow start: one in flight, and one more for each success, up to the most.
       while (flying < Math.min(maxInFlight, 1 + done) && done + flying < tasks && now >= pausedUntil) {
-        const next = pace.nextStart(now, started);
+        // The tries still to start, as the run tells them once its source is done.
+        const next = pace.nextStart(now, started, tasks - done - flying);
         if (next > now) {
           wakeUp(next);
           return;

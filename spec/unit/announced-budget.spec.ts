@@ -53,6 +53,17 @@ describe('AnnouncedBudget (contract §13)', () => {
     expect(alone.nextStart(0, 28)).toBe(1000);
   });
 
+  it('starts at once the last tries of a run when they fit in what its share allows, and spreads them when they do not', () => {
+    const p = pace();
+    // As above: 2.51 tries left once try 2 is counted.
+    p.announced(budget(90, 1000, 100, 1000), 0, 1);
+    expect(p.nextStart(0, 2, 3)).toBeCloseTo(1000 / 3.51);
+    expect(p.nextStart(0, 2, 2)).toBe(0);
+    expect(p.nextStart(0, 2, 1)).toBe(0);
+    // Spent, the share holds them all the same.
+    expect(p.nextStart(600, 4, 1)).toBe(1000);
+  });
+
   it('spreads them from the last start of the run, told of before the budget was first announced', () => {
     const p = pace();
     // Tries 1 and 2 started at 0, before any announcement: nothing held them.

@@ -77,6 +77,12 @@ export class Intake implements FactorySink {
     return this.feed.total;
   }
 
+  /** How many factories the source has still to deliver: none once it is done, `Infinity` while it does not say. */
+  get toCome(): number {
+    if (this.done) return 0;
+    return this.feed.total === undefined ? Infinity : this.feed.total - this.delivered;
+  }
+
   start(): void {
     this.feed.start();
   }

@@ -13,10 +13,17 @@ export class AnnouncedHold implements Wait {
   /** When the budget lets the next task start. */
   private until = -Infinity;
 
-  constructor(private readonly budget: AnnouncedBudget) {}
+  /**
+   * @param budget The budgets the run's answers announce.
+   * @param toStart How many tries the run has still to start, or `Infinity` while its source may bring more.
+   */
+  constructor(
+    private readonly budget: AnnouncedBudget,
+    private readonly toStart: () => number = () => Infinity,
+  ) {}
 
   started(now: number, tries: number): void {
-    this.until = this.budget.nextStart(now, tries);
+    this.until = this.budget.nextStart(now, tries, this.toStart());
   }
 
   /**
@@ -30,13 +37,13 @@ export class AnnouncedHold implements Wait {
   /** A resumed run begins at `now` with `tries` tries started: it hears where the budget stands before it goes on. */
   hearFirst(now: number, tries: number): void {
     this.budget.hearFirst(now, tries);
-    this.until = this.budget.nextStart(now, tries);
+    this.until = this.budget.nextStart(now, tries, this.toStart());
   }
 
   /** The try `order` announced `states` at `now` (several budgets, or none), with `tries` tries started so far. */
   heard(states: readonly RateLimitState[] | undefined, now: number, order: number, tries: number): void {
     this.budget.announced(states, now, order);
-    this.until = this.budget.nextStart(now, tries);
+    this.until = this.budget.nextStart(now, tries, this.toStart());
   }
 
   nextStart(): number {

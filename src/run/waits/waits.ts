@@ -22,10 +22,14 @@ export interface Waits {
   readonly all: readonly Wait[];
 }
 
-/** The waits `options` ask for; `reporter`, when someone listens, hears each rate learned. */
+/**
+ * The waits `options` ask for; `reporter`, when someone listens, hears each rate learned; `toStart`
+ * says how many tries the run has still to start, or `Infinity` while its source may bring more.
+ */
 export function createWaits(
   options: Pick<ResolvedOptions, 'retry' | 'rateLimit' | 'resume'>,
   reporter: Pick<Reporter<unknown>, 'rate'> | undefined,
+  toStart?: () => number,
 ): Waits {
   const throttle = new ThrottlePause();
   const learned =
@@ -33,7 +37,7 @@ export function createWaits(
       ? new LearnedSpacing(new LearnedRate(reporter && ((perSecond) => reporter.rate(perSecond))))
       : undefined;
   const read = options.rateLimit;
-  const announced = read === undefined ? undefined : { hold: new AnnouncedHold(new AnnouncedBudget()), read };
+  const announced = read === undefined ? undefined : { hold: new AnnouncedHold(new AnnouncedBudget(), toStart), read };
   const restored = options.resume === undefined ? undefined : new RestoredPause();
   const all: Wait[] = [throttle];
   if (learned !== undefined) all.push(learned);
