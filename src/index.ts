@@ -18,7 +18,12 @@ export { HttpError, type NotOkResponse } from './http-error.js';
 export { readRateLimit, readRateLimits, type RateLimitState } from './rate-limit.js';
 // eslint-disable-next-line @typescript-eslint/no-deprecated -- the reader's first name, kept through 0.x for the code that calls it
 export { rateLimit } from './rate-limit.js';
-export { fromRateLimiterFlexible, type RateLimiterFlexibleLike, type StartLimiter } from './start-limiter.js';
+export {
+  fromRateLimiterFlexible,
+  type FromRateLimiterFlexibleOptions,
+  type RateLimiterFlexibleLike,
+  type StartLimiter,
+} from './start-limiter.js';
 export { slowStartState } from './slow-start-state.js';
 export { slowStartCheckpoint } from './slow-start-checkpoint.js';
 export { readCheckpoint, type CheckpointPace, type SlowStartCheckpoint } from './checkpoint/checkpoint.js';

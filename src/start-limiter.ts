@@ -21,10 +21,26 @@ export interface RateLimiterFlexibleLike {
   consume(key: string | number, points?: number): PromiseLike<unknown>;
 }
 
+/** Options of {@link fromRateLimiterFlexible}. */
+export interface FromRateLimiterFlexibleOptions {
+  /**
+   * How long after the bucket's window resets a refused start asks again, in ms. A fixed window of
+   * rate-limiter-flexible begins at its first grant, and a server's that counts the same way (express-rate-limit,
+   * rate-limiter-flexible) at the first request it counts, a latency later. Asked at the very reset, the
+   * bucket grants its new window's first starts while the server's old window, full, has that latency
+   * still to run: a start whose way to the server is quicker than the first one's was is refused. Asking
+   * a little after keeps the bucket's windows behind the server's (docs/rate-limit.md has what it
+   * measured).
+   *
+   * @default 10
+   */
+  readonly afterReset?: number;
+}
+
 /**
  * A {@link StartLimiter} on a rate-limiter-flexible limiter (`RateLimiterRedis`, `RateLimiterMemory`,
- * ...): each start consumes one point of `key`; a refusal (its `msBeforeNext`) is the wait before asking
- * again, and any other rejection (the store is down) fails the try.
+ * ...): each start consumes one point of `key`; a refusal's `msBeforeNext`, and `afterReset` more, is
+ * the wait before asking again, and any other rejection (the store is down) fails the try.
  *
  * @example
  * ```ts
@@ -33,11 +49,25 @@ export interface RateLimiterFlexibleLike {
  * ```
  * @param limiter The shared limiter.
  * @param key What the runs that share the bucket consume from: the API key they share, say.
+ * @param options `afterReset`: see {@link FromRateLimiterFlexibleOptions}.
  * @returns The limiter for the `limiter` option.
  */
-export function fromRateLimiterFlexible(limiter: RateLimiterFlexibleLike, key: string | number): StartLimiter {
+export function fromRateLimiterFlexible(
+  limiter: RateLimiterFlexibleLike,
+  key: string | number,
+  options: FromRateLimiterFlexibleOptions = {},
+): StartLimiter {
   if (typeof (limiter as Partial<RateLimiterFlexibleLike> | null)?.consume !== 'function') {
     throw new TypeError(expected('limiter', 'a rate-limiter-flexible limiter (an object with `consume()`)', limiter));
+  }
+  // Read as unknown: a user's JavaScript may pass anything.
+  const given: unknown = options;
+  if (typeof given !== 'object' || given === null) {
+    throw new TypeError(expected('options', 'an object or undefined', given));
+  }
+  const { afterReset = 10 } = options;
+  if (typeof afterReset !== 'number' || !(afterReset >= 0) || afterReset === Infinity) {
+    throw new TypeError(expected('afterReset', 'a finite number of ms >= 0', afterReset));
   }
   return {
     take: () =>
@@ -47,7 +77,7 @@ export function fromRateLimiterFlexible(limiter: RateLimiterFlexibleLike, key: s
           const wait = (refusal as { msBeforeNext?: unknown } | null)?.msBeforeNext;
           // A refusal says how long; anything else is the store's failure.
           if (typeof wait !== 'number' || !(wait >= 0)) throw refusal;
-          return Math.max(1, Math.ceil(wait));
+          return Math.max(1, Math.ceil(wait + afterReset));
         },
       ),
   };

@@ -113,12 +113,40 @@ describe('the limiter option', () => {
 });
 
 describe('fromRateLimiterFlexible()', () => {
-  it("grants what the limiter's points allow, and waits what a refusal's msBeforeNext says", async () => {
+  it("grants what the limiter's points allow, and waits what a refusal's msBeforeNext says, and 10 ms more", async () => {
     const limiter = fromRateLimiterFlexible(new RateLimiterMemory({ points: 2, duration: 1 }), 'api');
     const answers = [await limiter.take(), await limiter.take(), await limiter.take()];
     expect(answers.slice(0, 2)).toEqual([0, 0]);
-    expect(answers[2]).toBeGreaterThan(900);
-    expect(answers[2]).toBeLessThanOrEqual(1000);
+    expect(answers[2]).toBeGreaterThan(910);
+    expect(answers[2]).toBeLessThanOrEqual(1010);
+  });
+
+  it('asks again afterReset ms after the reset: 0 or more, finite', async () => {
+    const refusing = (afterReset: unknown) =>
+      fromRateLimiterFlexible({ consume: () => Promise.reject({ msBeforeNext: 100 }) }, 'api', { afterReset } as never).take();
+    await expect(refusing(undefined)).resolves.toBe(110);
+    await expect(refusing(0)).resolves.toBe(100);
+    await expect(refusing(0.5)).resolves.toBe(101);
+    await expect(refusing(250)).resolves.toBe(350);
+    for (const [afterReset, got] of [
+      [-1, '-1 (number)'],
+      [Number.NaN, 'NaN (number)'],
+      [Infinity, 'Infinity (number)'],
+      ['5', '"5" (string)'],
+      [null, 'null (null)'],
+    ] as const) {
+      expect(() => refusing(afterReset)).toThrow(new TypeError(`Expected \`afterReset\` to be a finite number of ms >= 0, got ${got}`));
+    }
+    const limiter = { consume: () => Promise.resolve() };
+    for (const [options, got] of [
+      [null, 'null (null)'],
+      [10, '10 (number)'],
+    ] as const) {
+      expect(() => fromRateLimiterFlexible(limiter, 'api', options as never)).toThrow(
+        new TypeError(`Expected \`options\` to be an object or undefined, got ${got}`),
+      );
+    }
+    expect(() => fromRateLimiterFlexible(limiter, 'api', undefined)).not.toThrow();
   });
 
   it("fails with the store's own error, and refuses what is not a limiter", async () => {
@@ -133,7 +161,8 @@ describe('fromRateLimiterFlexible()', () => {
   });
 
   it('reads a refusal as a wait only when its msBeforeNext is a number of 0 or more, and waits at least 1 ms', async () => {
-    const refusing = (refusal: unknown) => fromRateLimiterFlexible({ consume: () => Promise.reject(refusal) }, 'api').take();
+    const refusing = (refusal: unknown) =>
+      fromRateLimiterFlexible({ consume: () => Promise.reject(refusal) }, 'api', { afterReset: 0 }).take();
     await expect(refusing({ msBeforeNext: 0 })).resolves.toBe(1);
     await expect(refusing({ msBeforeNext: 12.2 })).resolves.toBe(13);
     for (const refusal of [null, { msBeforeNext: -1 }, { msBeforeNext: '5' }, { msBeforeNext: Number.NaN }]) {
