@@ -106,6 +106,8 @@ export class OneBudget {
   private windowLength = SECOND;
   /** Set when the try that was to hear where a window stands after its reset announced nothing: no hold until one does. */
   private released = false;
+  /** The tries started before the latest reading's reset, as `nextStart` last saw them. */
+  private startedByReset = 0;
   /**
    * How sure the client is of its share: the weight of the windows it was measured in, against the
    * most they can weigh, from 1/2 in the first window to 3/4 in the second and on towards 1. In the
@@ -138,6 +140,10 @@ export class OneBudget {
     const upperReset = now + state.resetIn;
     const beforeReset = before !== undefined && now < before.resetAt;
     const more = before === undefined ? 0 : state.remaining - before.remaining;
+    // Heard after the reset, from a try started before it, with less remaining: the try was counted
+    // in the window that has ended, late. Taken as a new window's, it would hold the client for most of
+    // one: the reset it announces is rounded up to a whole second from a count at the old one's end.
+    if (!beforeReset && before !== undefined && !before.expected && order <= this.startedByReset && more < 0) return;
     // A little more remaining than the latest, and no more than the window began with: counted before it all the same.
     if (beforeReset && more > 0 && more <= Math.max(1, NEW_WINDOW * this.budget) && state.remaining <= this.windowTop) return;
     const sameWindow = beforeReset && more <= 0;
@@ -203,6 +209,7 @@ export class OneBudget {
     this.startedBefore = started;
     let { reading } = this;
     if (reading === undefined || this.released) return now;
+    if (now < reading.resetAt) this.startedByReset = started;
     if (now >= reading.resetAt) {
       // The window has reset, but other clients may have drawn from it since: one try, to hear where
       // it stands, and the rest when its announcement comes. A try that started just now counts in it.

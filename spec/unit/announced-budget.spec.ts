@@ -223,6 +223,37 @@ describe('AnnouncedBudget (contract §13)', () => {
     expect(p.nextStart(1000, 2)).toBe(2000);
   });
 
+  it('takes an answer heard after the reset, to a try started before it, with less remaining, as late news of the old window', () => {
+    // A share of 1/50 (and 3/100) of a window that resets at 1000; try 2 starts at 990, before it.
+    const late = () => {
+      const p = pace();
+      p.announced(budget(50, 1000, 100, 1000), 0, 1);
+      expect(p.nextStart(990, 2)).toBe(1000);
+      return p;
+    };
+    // Try 2's answer comes at 1010: counted at the old window's end, 40 left, its reset rounded up to a
+    // second. Taken as a new window's, 45 % of 5/100 of 40 is 0.9 of a try: held until 2010. As late
+    // news, the window has reset: one try starts to hear where the new one stands, the rest wait for it.
+    const p = late();
+    p.announced(budget(40, 1000, 100, 1000), 1010, 2);
+    expect(p.nextStart(1010, 2)).toBe(1010);
+    expect(p.nextStart(1010, 3)).toBe(2010);
+    // Its answer opens the new window: 95 left, 52.5 % of 5/100 of it is 2.49 tries, 4 and 5.
+    p.announced(budget(95, 1000, 100, 1000), 1040, 3);
+    expect(p.nextStart(1040, 4)).toBeLessThan(2040);
+    expect(p.nextStart(1040, 5)).toBe(2040);
+    // More remaining than the old window's last reading: the try was counted in a new window.
+    const q = late();
+    q.announced(budget(90, 1000, 100, 1000), 1010, 2);
+    expect(q.nextStart(1010, 3)).toBeLessThan(2010);
+    // A try started after the reset the client expected is the new window's, whatever it reads.
+    const r = late();
+    expect(r.nextStart(1000, 2)).toBe(1000);
+    expect(r.nextStart(1000, 3)).toBe(2000);
+    r.announced(budget(40, 1000, 100, 1000), 1030, 3);
+    expect(r.nextStart(1030, 3)).toBe(2030);
+  });
+
   it('after a reset lets one try start to hear where the window stands, and the rest once it has', () => {
     // At the reset, try 3 may start; the next waits for a window's length, or an announcement.
     const p = triedAfterAReset();
