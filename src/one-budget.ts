@@ -17,7 +17,11 @@ interface Reading {
   readonly resetAt: number;
   /** When to start again if the share runs out: the reset, and a little more, drawn once. */
   readonly resumeAt: number;
-  /** Drawn once in [0, 1): the part of a try the share's fraction allows, so that fractions add up. */
+  /**
+   * Drawn in [0, 1) with each reading: the part of a try the share's fraction allows, so that fractions
+   * add up. Drawn once a window, a client that drew low was out of every window's last tries, however
+   * many readings it had: a draw each reading gives each of them the same chance.
+   */
   readonly spare: number;
   /** Set when no announcement brought it: the window the client expects after a reset, until one does. */
   readonly expected: boolean;
@@ -66,6 +70,28 @@ export const ALONE_SPREAD = 0.3;
  * and a client hears of it late). By less, the server counted the newer try before an older one.
  */
 const NEW_WINDOW = 1 / 8;
+/**
+ * A client that comes back after the reset it expected and finds much of the window spent came back
+ * late: the server's window began earlier, at another client's try. Servers round the reset up to a
+ * whole second, so every answer of that window says the same late reset, and the client would come
+ * back as late in every window, to what the others left: its share falls, window after window. So the
+ * first answer after the reset also says when the window began: about as long before as spending what
+ * it has spent (the client's own try aside) takes at an even pace. The window ends that long after its
+ * beginning and this part of a window later, for the first tries every client starts after its reset,
+ * which spend a window faster than an even pace. A client that came back in time finds little spent,
+ * and keeps the announced reset.
+ */
+export const EARLY_SPENDING = 0.1;
+/**
+ * The tries of a whole window's budget a client that sees others leaves to their news, whatever its
+ * share: it starts a try only while its share, this many tries of the budget smaller, covers it. What
+ * a client reads is as old as its own last try, and clients that share a budget of a few tries each
+ * start about as often as each other: by then about one more try per client has been counted. The
+ * window's last tries, started on readings that overstated what was left by that many, were refused,
+ * and a 429 costs its client the next window. Taken off the share, it weighs on every client alike, in
+ * proportion to what is left; at a budget of hundreds of tries a client it is nothing.
+ */
+export const KEPT_BACK = 1;
 /** The most a start after a reset is put off at random: enough to spread clients, short against a window. */
 export const JITTER_MS = 25;
 
@@ -77,18 +103,20 @@ export const JITTER_MS = 25;
  * window the budget fell by what every client spent, its own tries among them. It asks {@link PROBE} of
  * the budget more than that, so that clients that share a budget come to equal parts of it. The tries
  * it started after the try that brought the latest announcement are not counted in it yet. While
- * {@link MARGIN} of its share of what remains (less while few windows have measured it) covers them and
- * one more, the next may start, spread evenly until the reset (or over {@link SPREAD_MS}), so that
- * what a client is served does not depend on when it comes back after a reset; over the first
- * {@link ALONE_SPREAD} of that while it sees no other, since the budget of a window spent early is
- * spent all the same. A share's fraction of a try is rounded up or down at random, so that clients
- * whose shares are fractions spend the budget between them. With no share left the client waits for
- * the reset, and then a little more, drawn at random, so that clients sharing a budget do not all
- * start again in one millisecond. After the reset one try starts to hear where the new window stands, and the rest wait
- * for its announcement; if its answer announces nothing, the budget holds nothing until an answer does.
+ * {@link MARGIN} of its share of what remains (less while few windows have measured it, and
+ * {@link KEPT_BACK} smaller while it sees others) covers them and one more, the next may start, spread
+ * evenly until the reset (or over {@link SPREAD_MS}), so that what a client is served does not depend
+ * on when it comes back after a reset; over the first {@link ALONE_SPREAD} of that while it sees no
+ * other, since the budget of a window spent early is spent all the same. A share's fraction of a try is
+ * rounded up or down at random with each answer, so that clients whose shares are fractions spend the
+ * budget between them. With no share left the client waits for the reset, and then a little more,
+ * drawn at random, so that clients sharing a budget do not all start again in one millisecond. After
+ * the reset one try starts to hear where the new window stands, and the rest wait for its announcement;
+ * if its answer announces nothing, the budget holds nothing until an answer does.
  *
  * The reset a server announces is rounded up to a whole second, so a client of a window of a second
- * hears of a reset from the first answer that shows more remaining, before the reset it expects.
+ * hears of a reset from the first answer that shows more remaining, before the reset it expects, and
+ * tells from the first answer after a reset when the window began ({@link EARLY_SPENDING}).
  */
 export class OneBudget {
   /** The latest announcement read, if any. */
@@ -161,10 +189,14 @@ export class OneBudget {
     }
     this.released = false;
     if (!sameWindow) this.windowTop = state.remaining;
-    const resetAt = sameWindow && !before.expected ? Math.min(before.resetAt, upperReset) : upperReset;
     this.budget = Math.max(state.limit ?? 0, this.windowTop);
     this.windowLength = state.window ?? SECOND;
-    this.reading = this.readingOf(order, state.remaining, resetAt, false, sameWindow ? before.spare : this.random());
+    let resetAt = sameWindow && !before.expected ? Math.min(before.resetAt, upperReset) : upperReset;
+    // The first answer after the reset the client expected: when the window began, from what it has spent.
+    if (sameWindow && before.expected) {
+      resetAt = Math.min(resetAt, now + this.windowLength * ((state.remaining + 1) / this.budget + EARLY_SPENDING));
+    }
+    this.reading = this.readingOf(order, state.remaining, resetAt, false);
   }
 
   /**
@@ -185,7 +217,8 @@ export class OneBudget {
     return true;
   }
 
-  private readingOf(order: number, remaining: number, resetAt: number, expected: boolean, spare: number): Reading {
+  private readingOf(order: number, remaining: number, resetAt: number, expected: boolean): Reading {
+    const spare = this.random();
     return { order, remaining, resetAt, resumeAt: resetAt + this.random() * JITTER_MS, spare, expected };
   }
 
@@ -214,13 +247,17 @@ export class OneBudget {
       // The window has reset, but other clients may have drawn from it since: one try, to hear where
       // it stands, and the rest when its announcement comes. A try that started just now counts in it.
       this.windowTop = this.budget;
-      reading = this.reading = this.readingOf(startedBefore, this.budget, now + this.windowLength, true, this.random());
+      reading = this.reading = this.readingOf(startedBefore, this.budget, now + this.windowLength, true);
     }
     const uncounted = started - reading.order;
     if (reading.expected) return uncounted < 1 ? now : reading.resumeAt;
     const share = Math.min(1, this.share + PROBE);
-    const left = MARGIN * this.sureness * share * reading.remaining - uncounted + reading.spare;
-    if (left < 1) return reading.resumeAt;
+    const part = MARGIN * this.sureness * reading.remaining;
+    const left = part * share - uncounted + reading.spare;
+    // Whether to start at all: among other clients, less `KEPT_BACK` of a window's budget. (A spent
+    // budget that never announced a limit is 0.)
+    const kept = share === 1 || this.budget === 0 ? 0 : (part * KEPT_BACK) / this.budget;
+    if (left - kept < 1) return reading.resumeAt;
     // Spread, a client's tries wait for what the others leave; a client whose last tries fit in its
     // share of what is left takes nothing from them by starting those at once.
     if (toStart <= left) return now;

@@ -29,10 +29,15 @@ export interface FixedWindowModel {
   readonly seed?: number;
   /** Tasks each client has: it is done once that many are served. Unbounded without. */
   readonly tasks?: number;
+  /**
+   * When the server's windows begin: on the clock, at 0, W, 2W, ... (the default), or at the first try
+   * it counts after the last one ended, as express-rate-limit's memory store does.
+   */
+  readonly windowsBegin?: 'on-the-clock' | 'at-first-try';
 }
 
 export interface ClientTally {
-  /** Tries served in each window, by the window's index. */
+  /** Tries served in each window, by the window's index: its place in the order windows began. */
   readonly servedIn: number[];
   /** Tries refused (429). */
   refused: number;
@@ -47,9 +52,17 @@ export interface ClientTally {
  * retried, and the client pauses until the `Retry-After` the server sends, as `retry` does.
  */
 export function runFixedWindowModel(model: FixedWindowModel): ClientTally[] {
-  const { limit, window, begins, until, inFlight: maxInFlight = 16, seed = 1, tasks = Infinity } = model;
+  const { limit, window, begins, until, inFlight: maxInFlight = 16, seed = 1, tasks = Infinity, windowsBegin = 'on-the-clock' } = model;
   const random = seededRandom(seed);
   const served = new Map<number, number>();
+  /** The server's latest window, and when it ends, when windows begin at a first try. */
+  let latest = { index: -1, end: -Infinity };
+  /** The window a try counted at `at` falls in. */
+  const windowAt = (at: number) => {
+    if (windowsBegin === 'on-the-clock') return { index: Math.floor(at / window), end: (Math.floor(at / window) + 1) * window };
+    if (at >= latest.end) latest = { index: latest.index + 1, end: at + window };
+    return latest;
+  };
   const tallies: ClientTally[] = begins.map(() => ({ servedIn: [], refused: 0 }));
   /** Pending events, kept sorted by time (then by insertion). */
   const events: { at: number; seq: number; run: () => void }[] = [];
@@ -97,14 +110,14 @@ export function runFixedWindowModel(model: FixedWindowModel): ClientTally[] {
       const order = ++started;
       flying++;
       pace.nextStart(now, started);
-      const index = Math.floor(now / window);
+      const { index, end } = windowAt(now);
       const count = (served.get(index) ?? 0) + 1;
       const refused = count > limit;
       if (!refused) {
         served.set(index, count);
         tally.servedIn[index] = (tally.servedIn[index] ?? 0) + 1;
       }
-      const resetIn = Math.ceil(((index + 1) * window - now) / 1000) * 1000;
+      const resetIn = Math.ceil((end - now) / 1000) * 1000;
       const remaining = refused ? 0 : limit - count;
       const latency = 20 + 40 * random();
       schedule(now + latency, () => {

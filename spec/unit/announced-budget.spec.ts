@@ -1,6 +1,6 @@
 // §13's pace alone: announcements in, the earliest next start out.
 import { AnnouncedBudget } from '../../src/announced-budget';
-import { ALONE_SPREAD, JITTER_MS, MARGIN, OneBudget, PROBE, SECOND, SPREAD_MS } from '../../src/one-budget';
+import { ALONE_SPREAD, EARLY_SPENDING, JITTER_MS, KEPT_BACK, MARGIN, OneBudget, PROBE, SECOND, SPREAD_MS } from '../../src/one-budget';
 import type { RateLimitState } from '../../src/rate-limit';
 
 const budget = (remaining: number, resetIn: number, limit?: number, window?: number): RateLimitState => ({
@@ -35,6 +35,9 @@ describe('AnnouncedBudget (contract §13)', () => {
     expect(MARGIN).toBe(0.6);
     expect(PROBE).toBe(0.03);
     expect(SPREAD_MS).toBe(1000);
+    // Among other clients, a share one try of the budget smaller; a tenth of a window for a reset's first tries.
+    expect(KEPT_BACK).toBe(1);
+    expect(EARLY_SPENDING).toBe(0.1);
   });
 
   it('spreads the tries its share allows evenly until the reset while it sees another client, and over the first 30 % of that while it sees none', () => {
@@ -118,13 +121,13 @@ describe('AnnouncedBudget (contract §13)', () => {
   });
 
   it('waits for the reset and a little more, drawn once per announcement', () => {
-    const draws = [0, 0.5, 0.2];
+    const draws = [0, 0.5, 0, 0.2];
     const p = new AnnouncedBudget(() => draws.shift() ?? 0);
-    // A window's first announcement draws the rounding of its fraction, then the jitter: up to 25 ms.
+    // Each announcement draws the rounding of its fraction, then the jitter: up to 25 ms.
     p.announced(budget(0, 1000), 0, 1);
     expect(p.nextStart(0, 1)).toBe(1012.5);
     expect(p.nextStart(500, 1)).toBe(1012.5);
-    // The next one of the window draws the jitter only.
+    // The next one of the window draws both again.
     p.announced(budget(0, 1000), 100, 2);
     expect(p.nextStart(100, 2)).toBe(1005);
   });
@@ -147,9 +150,10 @@ describe('AnnouncedBudget (contract §13)', () => {
     // 8 more: the next window's budget, read before the reset was due (servers round it up to a
     // second). It opens a window: the share's measures so far count for half.
     p.announced(budget(10, 1000), 30, 7);
-    // 4 tries of 8 fallen, and 3/100 more: 45 % (a second window's) of 0.53 of 10 is 2.39, tries 8 and 9.
-    expect(p.nextStart(30, 8)).toBeLessThan(1030);
-    expect(p.nextStart(30, 9)).toBe(1030);
+    // 4 tries of 8 fallen, and 3/100 more: 45 % (a second window's) of 0.53 of 10 is 2.39. Whether to
+    // start is asked of a share a try of the 10 smaller: 1.94, try 8 alone.
+    expect(p.nextStart(30, 7)).toBeLessThan(1030);
+    expect(p.nextStart(30, 8)).toBe(1030);
   });
 
   it('tells its share from its own tries against the fall of the budget between two announcements', () => {
@@ -176,12 +180,14 @@ describe('AnnouncedBudget (contract §13)', () => {
     expect(alone.nextStart(0, 58)).toBe(1000);
   });
 
-  it('rounds the fraction of a try its share leaves up or down at random, once per window', () => {
-    const withDraw = (spare: number) => {
-      const draws = [spare, 0];
+  it('rounds the fraction of a try its share leaves up or down at random, anew with each announcement', () => {
+    const withDraw = (spare: number, next = 0) => {
+      // The draws of each announcement: the rounding, then the jitter.
+      const draws = [0, 0, spare, 0, next, 0];
       const p = new AnnouncedBudget(() => draws.shift() ?? 0);
       p.announced(budget(100, 10_000), 0, 1);
-      // 45 tries of its own for a fall of 90: a share of 1/2 and 3/100, 30 % of which is 1.59 of the 10 that remain.
+      // 45 tries of its own for a fall of 90: a share of 1/2 and 3/100, 30 % of which is 1.59 of the 10
+      // that remain; a try of the 100 smaller, 1.56.
       p.announced(budget(10, 10_000), 10, 46);
       return p;
     };
@@ -191,6 +197,11 @@ describe('AnnouncedBudget (contract §13)', () => {
     // Drawn 0.05, it rounds down: one.
     expect(withDraw(0.05).nextStart(10, 46)).toBeLessThan(10_000);
     expect(withDraw(0.05).nextStart(10, 47)).toBe(10_000);
+    // The window's next announcement draws again: 0.05 after 0.5, and try 47's answer lets none more start.
+    const p = withDraw(0.5, 0.05);
+    p.announced(budget(9, 10_000), 20, 47);
+    expect(p.nextStart(20, 47)).toBeLessThan(10_000);
+    expect(p.nextStart(20, 48)).toBe(10_000);
   });
 
   it('does not measure its share on a spent budget: its fall is no longer seen', () => {
@@ -238,44 +249,66 @@ describe('AnnouncedBudget (contract §13)', () => {
     p.announced(budget(40, 1000, 100, 1000), 1010, 2);
     expect(p.nextStart(1010, 2)).toBe(1010);
     expect(p.nextStart(1010, 3)).toBe(2010);
-    // Its answer opens the new window: 95 left, 52.5 % of 5/100 of it is 2.49 tries, 4 and 5.
+    // Its answer opens the new window: 95 left, 52.5 % of 5/100 of it is 2.49 tries, and a try of the 100
+    // smaller, 1.99: try 4.
     p.announced(budget(95, 1000, 100, 1000), 1040, 3);
-    expect(p.nextStart(1040, 4)).toBeLessThan(2040);
-    expect(p.nextStart(1040, 5)).toBe(2040);
+    expect(p.nextStart(1040, 3)).toBeLessThan(2040);
+    expect(p.nextStart(1040, 4)).toBe(2040);
     // More remaining than the old window's last reading: the try was counted in a new window.
     const q = late();
     q.announced(budget(90, 1000, 100, 1000), 1010, 2);
-    expect(q.nextStart(1010, 3)).toBeLessThan(2010);
+    // Its share allows one more try, spread from try 2's start at 990: not at once, as the one try after a
+    // reset would start.
+    expect(q.nextStart(1010, 2)).toBeCloseTo(990 + SECOND / (MARGIN * 0.75 * (1 / 50 + PROBE) * 90 + 1), 6);
+    expect(q.nextStart(1010, 3)).toBe(2010);
     // A try started after the reset the client expected is the new window's, whatever it reads.
     const r = late();
     expect(r.nextStart(1000, 2)).toBe(1000);
     expect(r.nextStart(1000, 3)).toBe(2000);
     r.announced(budget(40, 1000, 100, 1000), 1030, 3);
-    expect(r.nextStart(1030, 3)).toBe(2030);
+    // Its share of the 40 is spent (45 % of 5/100 of it is 0.9 of a try). The 59 others spent say the
+    // window began 590 ms of an even pace before 1030: the client comes back a second and a tenth after
+    // that, at 1540, not at the 2030 its answer announces.
+    expect(r.nextStart(1030, 3)).toBe(1540);
   });
 
   it('after a reset lets one try start to hear where the window stands, and the rest once it has', () => {
     // At the reset, try 3 may start; the next waits for a window's length, or an announcement.
     const p = triedAfterAReset();
     // Try 3 read 80 left. Other clients drew 19 before it came back, but it does not tell from what it
-    // heard when the reset came: the share stays 1/10 (and 3/100), and 45 % of it is 4.68 of the 80,
-    // tries 4 to 7, before a reset a second from that announcement.
+    // heard when the reset came: the share stays 1/10 (and 3/100), and 45 % of it is 4.68 of the 80 (4.32
+    // a try of the 100 smaller), tries 4 to 7.
     p.announced(budget(80, 1000, 100, 1000), 1030, 3);
-    expect(p.nextStart(1030, 6)).toBeLessThan(2030);
-    expect(p.nextStart(1030, 7)).toBe(2030);
+    expect(p.nextStart(1030, 6)).toBeLessThan(1940);
+    // The 19 spent before it say the window began before the reset the client expected: 190 ms of an
+    // even pace before 1030. It ends a second after that, and a tenth of a second later for the first
+    // tries after a reset, which come faster: at 1940, before the 2030 that every answer will announce.
+    expect(p.nextStart(1030, 7)).toBe(1940);
+    p.announced(budget(70, 1000, 100, 1000), 1100, 4);
+    expect(p.nextStart(1100, 7)).toBe(1940);
+  });
+
+  it('keeps the announced reset when the try after a reset finds little of the window spent', () => {
+    const p = triedAfterAReset();
+    // 93 left: the 6 others' tries that came back at the reset too. 1030 + 1000 * (94 / 100 + 1 / 10) is
+    // later than the second the answer announces.
+    p.announced(budget(93, 1000, 100, 1000), 1030, 3);
+    expect(p.nextStart(1030, 7)).toBeLessThan(2030);
+    expect(p.nextStart(1030, 8)).toBe(2030);
   });
 
   it('does not measure the try after a reset on a spent window: refused, it drew nothing', () => {
     const p = triedAfterAReset();
-    // Try 3, after the reset, found the window spent by other clients before it came back.
+    // Try 3, after the reset, found the window spent by other clients before it came back: the window
+    // began about a second before, and ends a tenth of a second (and a try's 10 ms) from now.
     p.announced(budget(0, 1000, 100, 1000), 1020, 3);
-    expect(p.nextStart(1020, 3)).toBe(2020);
+    expect(p.nextStart(1020, 3)).toBe(1130);
     // The next window's try reads 90: still 1/10 (and 3/100), and 52.5 % of it 6.14 of the 90 in a
-    // third window: tries 5 to 10.
-    expect(p.nextStart(2020, 4)).toBe(3020);
-    p.announced(budget(90, 1000, 100, 1000), 2030, 4);
-    expect(p.nextStart(2030, 9)).toBeLessThan(3030);
-    expect(p.nextStart(2030, 10)).toBe(3030);
+    // third window, 5.67 a try of the 100 smaller: tries 5 to 9.
+    expect(p.nextStart(1130, 4)).toBe(2130);
+    p.announced(budget(90, 1000, 100, 1000), 1150, 4);
+    expect(p.nextStart(1150, 8)).toBeLessThan(2150);
+    expect(p.nextStart(1150, 9)).toBe(2150);
   });
 
   it('does not measure the try after a reset from the top of a window it did not hear of', () => {
@@ -330,10 +363,11 @@ describe('AnnouncedBudget (contract §13)', () => {
   it('never takes a share below 1/100, nor above 1', () => {
     const p = pace();
     p.announced(budget(10_000, 100_000), 0, 1);
-    // A fall of 5,000 for one try would be 1/5,000: it is 1/100, and 3/100 more, so 60 of what remains.
+    // A fall of 5,000 for one try would be 1/5,000: it is 1/100, and 3/100 more, so 60 of what remains,
+    // 59.85 a try of the 10,000 smaller.
     p.announced(budget(5_000, 100_000), 10, 2);
-    expect(p.nextStart(10, 61)).toBeLessThan(100_000);
-    expect(p.nextStart(10, 62)).toBe(100_000);
+    expect(p.nextStart(10, 60)).toBeLessThan(100_000);
+    expect(p.nextStart(10, 61)).toBe(100_000);
     const alone = pace();
     alone.announced(budget(10, 1000), 0, 1);
     // The budget fell by 1 for 2 tries of its own (one did not reach it yet): the share stays 1, 2.7 of 9.

@@ -46,6 +46,23 @@ describe('the announced pace among clients that share one budget (contract §13)
     }
   });
 
+  it.each([
+    ['10 clients at once', 200, together(10)],
+    ['10 clients, one alone first', 200, oneFirst(10)],
+  ])(
+    '%s, behind windows that begin at the first try after the last (express-rate-limit): each within 20 %% of an equal part',
+    (_, limit, begins) => {
+      for (const seed of [1, 2, 3]) {
+        const { ofEqual, used } = settledParts({ limit, window: 1000, begins, seed, windowsBegin: 'at-first-try' });
+        for (const part of ofEqual) {
+          expect(part).toBeGreaterThanOrEqual(0.8);
+          expect(part).toBeLessThanOrEqual(1.2);
+        }
+        expect(used).toBeGreaterThanOrEqual(0.85);
+      }
+    },
+  );
+
   it('a client alone keeps the whole budget: nothing it measures is another client', () => {
     const { ofEqual, used, refused } = settledParts({ limit: 50, window: 1000, begins: [0] });
     expect(ofEqual).toEqual([1]);
