@@ -3,12 +3,13 @@
  * budget for 20 s of its capacity a run, where the `real-limiters` scenario runs 3.5 to 4.5 s, too short
  * to see a client fall behind for good. Behind express-rate-limit (draft-8 headers on every answer) and
  * behind rate-limiter-flexible with its README's recipe (`X-RateLimit-*` on its 429s only), with the
- * `limiter` option on one RateLimiterRedis bucket of a real `redis-server` beside them.
+ * `limiter` option on one RateLimiterRedis bucket of a real `redis-server` beside them; and one process
+ * alone, as a browser tab, where the pace among many must cost nothing.
  */
 import type { ChildProcess } from 'node:child_process';
 import { format, median, progress, type Figure, type Scenario, type TargetResult } from '../harness.mjs';
 import { startRedis } from '../http/redis-server.mjs';
-import { Client, CLIENTS, CONCURRENCY, startServer, type Answer, type Stats } from './real-limiters.mjs';
+import { Client, CLIENTS, CONCURRENCY, startServer, TAB, type Answer, type Stats } from './real-limiters.mjs';
 
 const SECONDS_OF_WORK = 20;
 const REPETITIONS = 3;
@@ -30,12 +31,17 @@ interface Limits {
   readonly makespan: number;
   readonly refused?: number;
   readonly spread?: number;
+  /** The most 429s a run may draw (the median of the repetitions), as a count. */
+  readonly refusals?: number;
 }
 
 interface Setting {
   readonly label: string;
   readonly kind: 'express' | 'flexible-429';
   readonly rate: number;
+  /** How many client processes share the key, and how many tasks each has in flight. */
+  readonly clients: number;
+  readonly concurrency: number;
   readonly strategies: readonly string[];
   readonly limits: readonly Limits[];
 }
@@ -45,6 +51,8 @@ const everyAnswer = (rate: number): Setting => ({
   label: `20 s at ${rate}/s, express`,
   kind: 'express',
   rate,
+  clients: CLIENTS,
+  concurrency: CONCURRENCY,
   strategies: ['baseline', 'rate-limit', 'rate-limit-learn', 'shared', 'shared-rate-limit'],
   limits: [
     { strategy: 'rate-limit', name: 'rateLimit', makespan: 1.1, refused: 0.05, spread: 2 },
@@ -58,26 +66,45 @@ const only429 = (rate: number): Setting => ({
   label: `20 s at ${rate}/s, flexible on its 429s only`,
   kind: 'flexible-429',
   rate,
+  clients: CLIENTS,
+  concurrency: CONCURRENCY,
   strategies: ['baseline', 'rate-limit'],
   limits: [{ strategy: 'rate-limit', name: 'rateLimit', makespan: 1.2 }],
 });
 
-const SETTINGS: readonly Setting[] = [everyAnswer(50), everyAnswer(200), only429(50), only429(200)];
+/**
+ * One process alone, as a browser tab has it (6 in flight), where the server announces its budget on
+ * every answer: what the fair pace does among many clients must cost a client alone nothing.
+ */
+const alone: Setting = {
+  label: `20 s at ${TAB.rate}/s, express, one process with ${TAB.concurrency} in flight`,
+  kind: 'express',
+  rate: TAB.rate,
+  clients: 1,
+  concurrency: TAB.concurrency,
+  strategies: ['baseline', 'rate-limit', 'rate-limit-learn'],
+  limits: [
+    { strategy: 'rate-limit', name: 'rateLimit', makespan: 1.02, refusals: 0 },
+    { strategy: 'rate-limit-learn', name: 'rateLimit and learnRate', makespan: 1.02, refusals: 0 },
+  ],
+};
+
+const SETTINGS: readonly Setting[] = [everyAnswer(50), everyAnswer(200), only429(50), only429(200), alone];
 
 /** The runs of each strategy of `setting`, in the order of the repetitions; the strategies take turns. */
 async function compare(setting: Setting, redisPort: number): Promise<Map<string, Run[]>> {
   const { child, port } = await startServer(setting.kind, setting.rate);
   const base = `http://127.0.0.1:${port}`;
-  const clients = Array.from({ length: CLIENTS }, () => new Client());
+  const clients = Array.from({ length: setting.clients }, () => new Client());
   const runs = new Map<string, Run[]>(setting.strategies.map((strategy) => [strategy, []]));
-  const tasks = (SECONDS_OF_WORK * setting.rate) / CLIENTS;
+  const tasks = (SECONDS_OF_WORK * setting.rate) / setting.clients;
   try {
     await Promise.all(clients.map((client) => client.ready));
     for (let rep = 0; rep < REPETITIONS; rep++) {
       for (const strategy of setting.strategies) {
         await fetch(`${base}/reset`, { method: 'POST' }).then((response) => response.arrayBuffer());
         const start = Date.now() + START_MS;
-        const order = { url: `${base}/task`, strategy, tasks, start, concurrency: CONCURRENCY, redisPort, rate: setting.rate };
+        const order = { url: `${base}/task`, strategy, tasks, start, concurrency: setting.concurrency, redisPort, rate: setting.rate };
         const answers: Answer[] = await Promise.all(clients.map((client) => client.run(order)));
         const stats = (await fetch(`${base}/stats`).then((response) => response.json())) as Stats;
         const finished = answers.map((answer) => answer.finishedAt - start);
@@ -139,6 +166,15 @@ function report(setting: Setting, runs: Map<string, Run[]>): { figures: Figure[]
         met: measured <= limit,
       });
     }
+    if (limits.refusals !== undefined) {
+      const refusals = med(strategy, 'refused');
+      targets.push({
+        description: `${setting.label}: 429s with ${name}`,
+        measured: format.count(refusals),
+        limit: `<= ${limits.refusals}`,
+        met: refusals <= limits.refusals,
+      });
+    }
   }
   return { figures, targets };
 }
@@ -174,7 +210,9 @@ export const manyWorkers: Scenario = {
         `\`maxBatchSize: 16\` and \`retry\` waiting what the server asks: \`rate-limit\` with \`rateLimit: true\`, ` +
         `\`rate-limit-learn\` with \`learnRate\` too, \`shared\` with the \`limiter\` option on one RateLimiterRedis bucket ` +
         `of the server's rate on a real \`redis-server\`, and \`shared-rate-limit\` with both. The finish spread is the ` +
-        `time from the first client done to the last.`,
+        `time from the first client done to the last. One process alone: a single client with ${TAB.concurrency} in flight, ` +
+        `as a browser tab has to one host (\`mergeMap(task, ${TAB.concurrency})\` for the baseline, \`maxBatchSize: ` +
+        `${TAB.concurrency}\` for ours), runs ${SECONDS_OF_WORK * TAB.rate} tasks behind express-rate-limit at ${TAB.rate} a second.`,
       figures,
       targets,
     };
