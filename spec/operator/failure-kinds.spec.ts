@@ -219,6 +219,27 @@ describe('§14: a transient failure and the barrier of batch pacing', () => {
     expect(lines.slice(0, 4)).toEqual(['pace 1', 'start 0', 'pace 2', 'start 1']);
   });
 
+  it('the batch that a retry completes by failing at once as an item is emitted before the next batch starts', () => {
+    const scheduler = new VirtualTimeScheduler();
+    const log: string[] = [];
+    // Task 0 fails at once, transient on its first try and an item on its second; the others take 5 ms.
+    const task =
+      (index: number): TaskFactory<number> =>
+      (context) =>
+        defer(() => {
+          log.push(`start ${index}`);
+          if (index > 0) return timer(5, scheduler).pipe(map(() => index));
+          return throwError(() => new Failure(context.attempt === 1 ? 503 : 422));
+        });
+    const retry = { ...items, delay: 7 };
+    const tasks = Array.from({ length: 12 }, (_, index) => task(index));
+    slowStart(tasks, { pacing: 'batch', retry, scheduler }).subscribe((result) => log.push(`result ${result.startIndex}`));
+    scheduler.flush();
+    // At 7 ms the retry starts ahead of the next batch, in the same round: its failure must end the round.
+    const retried = log.indexOf('start 0', 1);
+    expect(log.slice(retried, retried + 2)).toEqual(['start 0', 'result 0']);
+  });
+
   it('a batch whose every try failed as an item does not grow the pace', () => {
     const bad = [{ status: 422 }];
     const r = run([[5], bad, bad, [5], [5], [5], [5]], { retry: { ...items, maxConsecutiveItemFailures: 10 } });
