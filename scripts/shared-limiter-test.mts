@@ -2,9 +2,11 @@
  * `npm run shared-limiter-test`: two client processes share one bucket on a real Redis server
  * (Debian's `redis-server`, started here on 127.0.0.1 with nothing saved) through the `limiter` option
  * and `fromRateLimiterFlexible()` on rate-limiter-flexible's RateLimiterRedis, against an API whose own
- * limiter allows that many requests a second for both together. Both complete every task; no factory is
- * called but on a grant of the bucket, and no window of the bucket grants more than its points: together
- * the clients never exceed it. The API's refusals are printed. Bounded: every process is stopped within 60 s.
+ * limiter allows that many requests a second for both together and announces it (`RateLimit-Policy`).
+ * The buckets begin at 4 points and take the API's rate from its policy (`rateFromServer`). Both complete
+ * every task; no factory is called but on a grant of the bucket, and no window of the bucket grants more
+ * than the API's limit: together the clients never exceed it. The API's refusals are printed. Bounded:
+ * every process is stopped within 60 s.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { dirname, join } from 'node:path';
@@ -52,16 +54,22 @@ try {
   const began = Date.now();
   const answers = await Promise.all(
     Array.from({ length: CLIENTS }, () =>
-      start(...tsx('client.mts', url, String(redisPort), String(LIMIT), String(TASKS)), (line) => line.startsWith('{')).then(
+      start(...tsx('client.mts', url, String(redisPort), String(TASKS)), (line) => line.startsWith('{')).then(
         ({ line }) =>
-          JSON.parse(line) as { completed: number; refused: number; calls: number; grants: { consumed: number; windowEnd: number }[] },
+          JSON.parse(line) as {
+            completed: number;
+            refused: number;
+            calls: number;
+            grants: { consumed: number; windowEnd: number }[];
+            points: number;
+          },
       ),
     ),
   );
   const seconds = (Date.now() - began) / 1000;
   const stats = (await (await fetch(`${url}stats`)).json()) as { served: number; refused: number };
   console.log(
-    `${CLIENTS} clients, ${TASKS} tasks each, one Redis bucket of ${LIMIT} a second: ${answers.map((a) => a.completed).join(' and ')} completed, ` +
+    `${CLIENTS} clients, ${TASKS} tasks each, one Redis bucket that takes the API's ${LIMIT} a second: ${answers.map((a) => a.completed).join(' and ')} completed, ` +
       `${stats.served} served and ${stats.refused} refused by the API, in ${seconds.toFixed(1)} s (at least ${((CLIENTS * TASKS) / LIMIT - 1).toFixed(0)} s at the bucket's rate)`,
   );
   const check = (ok: boolean, what: string) => {
@@ -71,6 +79,10 @@ try {
   check(
     answers.every((answer) => answer.completed === TASKS),
     'both clients complete every task',
+  );
+  check(
+    answers.every((answer) => answer.points === LIMIT),
+    `each bucket took the API's announced policy for its rate: ${answers.map((answer) => answer.points).join(' and ')} points, from 4`,
   );
   check(
     answers.every((answer) => answer.calls === answer.grants.length),

@@ -1,7 +1,8 @@
 /**
  * The referee of `npm run shared-limiter-test`: an API on 127.0.0.1 behind rate-limiter-flexible's
  * in-memory limiter (LIMIT requests a second for every client together), answering 429 above it, and
- * counting what it served and refused in each of its windows. `GET /stats`. Prints `{"port":N}` once
+ * announcing its policy and where its budget stands on every answer, and counting what it served and
+ * refused in each of its windows. `GET /stats`. Prints `{"port":N}` once
  * listening; exits on SIGTERM, or after 5 minutes at the latest.
  */
 import { createServer } from 'node:http';
@@ -19,11 +20,11 @@ const server = createServer((request, response) => {
     response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ served, refused }));
     return;
   }
-  // Where the budget stands, on every answer, as the legacy headers say it.
+  // Where the budget stands, on every answer, as IETF draft 8 says it (express-rate-limit's `draft-8`):
+  // the policy, LIMIT a window of 1 s, is what the clients' buckets take their rate from.
   const headers = (state: { remainingPoints: number; msBeforeNext: number }) => ({
-    'x-ratelimit-limit': String(limit),
-    'x-ratelimit-remaining': String(state.remainingPoints),
-    'x-ratelimit-reset': String(Math.ceil(state.msBeforeNext / 1000)),
+    'ratelimit-policy': `"shared";q=${limit};w=1`,
+    ratelimit: `"shared";r=${state.remainingPoints};t=${Math.ceil(state.msBeforeNext / 1000)}`,
   });
   limiter.consume('shared').then(
     (state) => {

@@ -223,6 +223,8 @@ describe("the README's performance figures", () => {
     ['20 s at 200/s, express: makespan, rateLimit / baseline', 'and {} times its makespan'],
     ['20 s at 50/s, express: finish spread, rateLimit / baseline', 'finish {} and'],
     ['20 s at 200/s, express: finish spread, rateLimit / baseline', 'and {} times as far apart'],
+    ['20 s at 20/s, express, one process with 6 in flight: 429s with rateLimit', 'browser tab, draws {} 429s'],
+    ['20 s at 20/s, express, one process with 6 in flight: makespan, rateLimit / baseline', 'in {} times the makespan'],
     ['express 50/s: makespan, rateLimit / baseline', 'few seconds takes {} and'],
     ['express 200/s: makespan, rateLimit / baseline', "and {} times the baseline's makespan"],
   ])('says what BENCHMARKS.md measured for "%s"', (target, phrase) => {

@@ -3,7 +3,7 @@
  * called; and `fromRateLimiterFlexible()`, its adapter for rate-limiter-flexible (here its in-memory
  * limiter; CI runs the Redis one across processes, `npm run shared-limiter-test`).
  */
-import { timer, map, VirtualTimeScheduler } from 'rxjs';
+import { lastValueFrom, timer, map, VirtualTimeScheduler } from 'rxjs';
 import { RateLimiterMemory } from 'rate-limiter-flexible';
 import {
   fromRateLimiterFlexible,
@@ -13,6 +13,7 @@ import {
   type TaskContext,
   type TaskFactory,
 } from '../../src/index';
+import { errorsReportedLater } from '../support/helpers.js';
 
 /** A bucket of `size` starts a window of `window` ms on `scheduler`'s clock, answering at once: what a shared store would. */
 function bucket(scheduler: VirtualTimeScheduler, size: number, window: number): StartLimiter & { granted: number[] } {
@@ -167,6 +168,89 @@ describe('fromRateLimiterFlexible()', () => {
     await expect(refusing({ msBeforeNext: 12.2 })).resolves.toBe(13);
     for (const refusal of [null, { msBeforeNext: -1 }, { msBeforeNext: '5' }, { msBeforeNext: Number.NaN }]) {
       await expect(refusing(refusal)).rejects.toBe(refusal);
+    }
+  });
+});
+
+describe('fromRateLimiterFlexible() with rateFromServer: the bucket takes its rate from the policy announced', () => {
+  /** A bucket that grants every start, with the points and duration rate-limiter-flexible's limiters have. */
+  const grantingBucket = (points: number, duration: number) => ({ points, duration, consume: () => Promise.resolve() });
+  /** Tasks whose answers carry `headers`; the first answers at once, the others after it. */
+  const answering = (headers: Record<string, string>, count = 3) =>
+    Array.from({ length: count }, () => () => Promise.resolve(new Response(null, { status: 201, headers })));
+  const burstAndDay = {
+    'ratelimit-policy': '"burst";q=12;w=1, "day";q=10000;w=86400',
+    ratelimit: '"burst";r=11;t=1, "day";r=9999;t=80000',
+  };
+  const run = (limiter: StartLimiter, headers: Record<string, string>, rateLimit = true) =>
+    lastValueFrom(slowStart(answering(headers), { limiter, rateLimit }), { defaultValue: undefined });
+
+  it("sets the bucket's points to what the policy of the shortest window allows over the bucket's duration", async () => {
+    const bucket = grantingBucket(2, 1);
+    await run(fromRateLimiterFlexible(bucket, 'api', { rateFromServer: true }), burstAndDay);
+    expect(bucket.points).toBe(12);
+    // A bucket of 2 s takes twice the policy's second; 30 in 20 s is 3 in its 2 s.
+    const twoSeconds = grantingBucket(2, 2);
+    await run(fromRateLimiterFlexible(twoSeconds, 'api', { rateFromServer: true }), burstAndDay);
+    expect(twoSeconds.points).toBe(24);
+    await run(fromRateLimiterFlexible(twoSeconds, 'api', { rateFromServer: true }), {
+      'ratelimit-policy': '"slow";q=30;w=20',
+      ratelimit: '"slow";r=29;t=20',
+    });
+    expect(twoSeconds.points).toBe(3);
+    // A policy below one start a window still leaves the bucket one.
+    await run(fromRateLimiterFlexible(twoSeconds, 'api', { rateFromServer: true }), {
+      'ratelimit-policy': '"hour";q=60;w=3600',
+      ratelimit: '"hour";r=59;t=3000',
+    });
+    expect(twoSeconds.points).toBe(1);
+  });
+
+  it('leaves the points as they are without a window announced, without rateLimit, or without rateFromServer', async () => {
+    const legacy = { 'x-ratelimit-limit': '12', 'x-ratelimit-remaining': '11', 'x-ratelimit-reset': '1' };
+    const bucket = grantingBucket(2, 1);
+    await run(fromRateLimiterFlexible(bucket, 'api', { rateFromServer: true }), legacy);
+    await run(fromRateLimiterFlexible(bucket, 'api', { rateFromServer: true }), burstAndDay, false);
+    const plain = fromRateLimiterFlexible(bucket, 'api');
+    await run(plain, burstAndDay);
+    expect(bucket.points).toBe(2);
+    expect('announced' in plain).toBe(false);
+  });
+
+  it("tells a StartLimiter's announced() each announcement read, and sends what it throws to onUnhandledError", async () => {
+    const heard: unknown[] = [];
+    let completed = false;
+    const reported = await errorsReportedLater(async () => {
+      const limiter: StartLimiter = {
+        take: () => 0,
+        announced(budgets) {
+          heard.push(budgets.map((budget) => budget.name));
+          throw new Error('announced');
+        },
+      };
+      await run(limiter, burstAndDay);
+      completed = true;
+    });
+    expect(completed).toBe(true);
+    expect(heard).toEqual([
+      ['burst', 'day'],
+      ['burst', 'day'],
+      ['burst', 'day'],
+    ]);
+    expect(reported.map((error) => (error as Error).message)).toEqual(['announced', 'announced', 'announced']);
+  });
+
+  it('is checked when called: a boolean, on a limiter with numeric points and duration', () => {
+    expect(() => fromRateLimiterFlexible(grantingBucket(2, 1), 'api', { rateFromServer: 'yes' } as never)).toThrow(
+      new TypeError('Expected `rateFromServer` to be a boolean or undefined, got "yes" (string)'),
+    );
+    for (const limiter of [{ consume: () => Promise.resolve() }, grantingBucket(2, 0), { ...grantingBucket(2, 1), points: '2' }]) {
+      expect(() => fromRateLimiterFlexible(limiter as never, 'api', { rateFromServer: true })).toThrow(
+        new TypeError(
+          'Expected `limiter` to be a limiter with numeric `points` and `duration` (rateFromServer sets its points), got an object (object)',
+        ),
+      );
+      expect(() => fromRateLimiterFlexible(limiter as never, 'api', { rateFromServer: false })).not.toThrow();
     }
   });
 });

@@ -7,9 +7,11 @@ import type { RunnerHost } from '../host.js';
 import { HttpError, isNotOkResponse } from '../http-error.js';
 import type { Pacing } from '../pacing/pacing.js';
 import type { ResultBook } from '../result-book.js';
+import type { RateLimitState } from '../rate-limit.js';
 import type { ResolvedOptions } from '../resolve-options.js';
 import type { ResolvedRetry } from '../retry/retry-options.js';
 import { decideRetry } from '../retry/retry-policy.js';
+import type { StartLimiter } from '../start-limiter.js';
 import type { TaskRun } from '../task-run.js';
 import type { Admission } from './admission.js';
 import type { Backoffs } from './backoffs.js';
@@ -43,19 +45,23 @@ export class Outcomes<T> {
   private readonly retry: ResolvedRetry | undefined;
   /** Whether a response that is not ok is a failed try. */
   private readonly httpErrors: boolean;
+  /** The `limiter` option, when it takes its rate from what the server announces. */
+  private readonly limiter: Required<StartLimiter> | undefined;
 
   /**
-   * @param options The `retry` and `httpErrors` options.
+   * @param options The `retry`, `httpErrors` and `limiter` options.
    * @param clock The host's clock, and where an error with nowhere to go goes.
    * @param parts What a try's end is booked in.
    */
   constructor(
-    options: Pick<ResolvedOptions, 'retry' | 'httpErrors'>,
+    options: Pick<ResolvedOptions, 'retry' | 'httpErrors' | 'limiter'>,
     private readonly clock: Pick<RunnerHost<unknown>, 'now' | 'reportUnhandled'>,
     private readonly parts: OutcomeParts<T>,
   ) {
     this.retry = options.retry;
     this.httpErrors = options.httpErrors;
+    const { limiter } = options;
+    this.limiter = typeof limiter?.announced === 'function' ? (limiter as Required<StartLimiter>) : undefined;
   }
 
   /**
@@ -195,6 +201,7 @@ export class Outcomes<T> {
       this.clock.reportUnhandled(error);
       return;
     }
+    if (state !== undefined) this.tellLimiter(state);
     // Most answers announce nothing: no clock read for them.
     if (state === undefined && !announced.hold.unannounced(run.order)) return;
     const now = this.clock.now();
@@ -202,6 +209,15 @@ export class Outcomes<T> {
     const before = gate.openAt();
     announced.hold.heard(state, now, run.order, tasks.tries);
     gate.changed(before, now, 'rate limit');
+  }
+
+  /** A limiter that takes its rate from the server hears what was announced; its error goes where errors with nowhere to go do. */
+  private tellLimiter(budgets: readonly RateLimitState[]): void {
+    try {
+      this.limiter?.announced(budgets);
+    } catch (error) {
+      this.clock.reportUnhandled(error);
+    }
   }
 }
 
