@@ -51,8 +51,8 @@ export interface FromRateLimiterFlexibleOptions {
    * Whether the bucket takes its rate from the policy the server announces, with `rateLimit: true`.
    * On each answer that announces a budget with its window (express-rate-limit's `RateLimit-Policy`,
    * say), the bucket's `points` become what that budget allows over the bucket's `duration`: of
-   * several budgets, the one with the shortest window (a quota per day is the announced pace's to
-   * hold, not a bucket of a second's). Every process that hears the policy sets the same. Give the
+   * several budgets, the one with the shortest window, and of two such the smaller (a quota per day is
+   * the announced pace's to hold, not a bucket of a second's). Every process that hears the policy sets the same. Give the
    * bucket the points the workers may start before the first answer: a few, when the rate is unknown.
    *
    * @default false
@@ -119,12 +119,14 @@ export function fromRateLimiterFlexible(
   };
 }
 
-/** Of the budgets announced with their limit and window, the one with the shortest window. */
+/** Of the budgets announced with their limit and window, the one with the shortest window; of two such, the smaller. */
 function shortestPolicy(budgets: readonly RateLimitState[]): { limit: number; window: number } | undefined {
   let shortest: { limit: number; window: number } | undefined;
   for (const { limit, window } of budgets) {
     if (limit === undefined || window === undefined || window === 0) continue;
-    if (shortest === undefined || window < shortest.window) shortest = { limit, window };
+    if (shortest === undefined || window < shortest.window || (window === shortest.window && limit < shortest.limit)) {
+      shortest = { limit, window };
+    }
   }
   return shortest;
 }

@@ -12,6 +12,7 @@ import {
   type StartLimiter,
   type TaskContext,
   type TaskFactory,
+  type RateLimitState,
 } from '../../src/index';
 import { errorsReportedLater } from '../support/helpers.js';
 
@@ -206,13 +207,29 @@ describe('fromRateLimiterFlexible() with rateFromServer: the bucket takes its ra
     expect(twoSeconds.points).toBe(1);
   });
 
+  it('takes the shortest window, in any order, and of two such the smaller; a budget without a limit or a window counts for nothing', () => {
+    const bucket = grantingBucket(2, 1);
+    const limiter = fromRateLimiterFlexible(bucket, 'api', { rateFromServer: true });
+    const announced = (budgets: RateLimitState[]) => limiter.announced!(budgets);
+    const budget = (limit: number | undefined, window: number | undefined) => ({ limit, remaining: 0, resetIn: 500, window });
+    announced([budget(10_000, 86_400_000), budget(12, 1000)]);
+    expect(bucket.points).toBe(12);
+    announced([budget(20, 1000), budget(9, 1000), budget(30, 1000)]);
+    expect(bucket.points).toBe(9);
+    announced([budget(undefined, 500), budget(7, 0), budget(7, undefined), budget(40, 2000)]);
+    expect(bucket.points).toBe(20);
+  });
+
   it('leaves the points as they are without a window announced, without rateLimit, or without rateFromServer', async () => {
     const legacy = { 'x-ratelimit-limit': '12', 'x-ratelimit-remaining': '11', 'x-ratelimit-reset': '1' };
     const bucket = grantingBucket(2, 1);
-    await run(fromRateLimiterFlexible(bucket, 'api', { rateFromServer: true }), legacy);
-    await run(fromRateLimiterFlexible(bucket, 'api', { rateFromServer: true }), burstAndDay, false);
     const plain = fromRateLimiterFlexible(bucket, 'api');
-    await run(plain, burstAndDay);
+    const reported = await errorsReportedLater(async () => {
+      await run(fromRateLimiterFlexible(bucket, 'api', { rateFromServer: true }), legacy);
+      await run(fromRateLimiterFlexible(bucket, 'api', { rateFromServer: true }), burstAndDay, false);
+      await run(plain, burstAndDay);
+    });
+    expect(reported).toEqual([]);
     expect(bucket.points).toBe(2);
     expect('announced' in plain).toBe(false);
   });
@@ -244,7 +261,13 @@ describe('fromRateLimiterFlexible() with rateFromServer: the bucket takes its ra
     expect(() => fromRateLimiterFlexible(grantingBucket(2, 1), 'api', { rateFromServer: 'yes' } as never)).toThrow(
       new TypeError('Expected `rateFromServer` to be a boolean or undefined, got "yes" (string)'),
     );
-    for (const limiter of [{ consume: () => Promise.resolve() }, grantingBucket(2, 0), { ...grantingBucket(2, 1), points: '2' }]) {
+    const badDuration = { ...grantingBucket(2, 1), duration: '1' };
+    for (const limiter of [
+      { consume: () => Promise.resolve() },
+      grantingBucket(2, 0),
+      { ...grantingBucket(2, 1), points: '2' },
+      badDuration,
+    ]) {
       expect(() => fromRateLimiterFlexible(limiter as never, 'api', { rateFromServer: true })).toThrow(
         new TypeError(
           'Expected `limiter` to be a limiter with numeric `points` and `duration` (rateFromServer sets its points), got an object (object)',
