@@ -138,11 +138,16 @@ function resolveLimiter(option: unknown): StartLimiter | undefined {
 /** The `rateLimit` option as the function that reads the budgets a try's outcome announces, if any. */
 function resolveRateLimit(option: unknown): ((outcome: unknown) => readonly RateLimitState[] | undefined) | undefined {
   if (option === undefined || option === false) return undefined;
-  if (option === true) return (outcome) => announcedBudgets(readRateLimits(outcome));
+  if (option === true) return readAnnounced;
   if (typeof option === 'function') return (outcome) => announcedBudgets((option as (outcome: unknown) => unknown)(outcome));
   throw new TypeError(
     expected('rateLimit', 'a boolean, or a function from a value or an error to a RateLimitState, an array of them, or undefined', option),
   );
+}
+
+/** What `rateLimit: true` reads: the budgets a try's value or error announces in its headers, if any. */
+export function readAnnounced(outcome: unknown): readonly RateLimitState[] | undefined {
+  return announcedBudgets(readRateLimits(outcome));
 }
 
 /**

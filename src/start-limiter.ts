@@ -15,8 +15,9 @@ export interface StartLimiter {
    */
   take(): number | PromiseLike<number>;
   /**
-   * Told, under `rateLimit`, the budgets each answer that announces one announced (several at once, or
-   * one), malformed ones left out: a limiter that takes its rate from the server's policy uses them
+   * Told the budgets that each answer announcing one announced (several at once, or one), malformed
+   * ones left out: read by the `rateLimit` option's reader, or by `readRateLimits()` without it. A
+   * limiter that takes its rate from the server's policy uses them
    * ({@link FromRateLimiterFlexibleOptions.rateFromServer}). A throw goes where errors with nowhere to
    * go do (RxJS's `config.onUnhandledError`).
    */
@@ -48,12 +49,13 @@ export interface FromRateLimiterFlexibleOptions {
    */
   readonly afterReset?: number;
   /**
-   * Whether the bucket takes its rate from the policy the server announces, with `rateLimit: true`.
-   * On each answer that announces a budget with its window (express-rate-limit's `RateLimit-Policy`,
-   * say), the bucket's `points` become what that budget allows over the bucket's `duration`: of
-   * several budgets, the one with the shortest window, and of two such the smaller (a quota per day is
-   * the announced pace's to hold, not a bucket of a second's). Every process that hears the policy sets the same. Give the
-   * bucket the points the workers may start before the first answer: a few, when the rate is unknown.
+   * Whether the bucket takes its rate from the policy the server announces in the headers of the
+   * tries' values or errors, with the `rateLimit` option or without it. On each answer that announces
+   * a budget with its window (express-rate-limit's `RateLimit-Policy`, say), the bucket's `points`
+   * become what that budget allows over the bucket's `duration`: of several budgets, the one with the
+   * shortest window, and of two such the smaller (a quota per day is the announced pace's to hold, not
+   * a bucket of a second's). Every process that hears the policy sets the same. Give the bucket the
+   * points the workers may start before the first answer: a few, when the rate is unknown.
    *
    * @default false
    */

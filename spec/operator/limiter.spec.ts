@@ -220,14 +220,31 @@ describe('fromRateLimiterFlexible() with rateFromServer: the bucket takes its ra
     expect(bucket.points).toBe(20);
   });
 
-  it('leaves the points as they are without a window announced, without rateLimit, or without rateFromServer', async () => {
+  it('reads the policy without the rateLimit option too, and with a reader of its own', async () => {
+    const bucket = grantingBucket(2, 1);
+    await run(fromRateLimiterFlexible(bucket, 'api', { rateFromServer: true }), burstAndDay, false);
+    expect(bucket.points).toBe(12);
+    const ownReader = (outcome: unknown) =>
+      outcome instanceof Response ? { limit: 30, remaining: 3, resetIn: 700, window: 1000, name: 'own' } : undefined;
+    await lastValueFrom(
+      slowStart(answering(burstAndDay), {
+        limiter: fromRateLimiterFlexible(bucket, 'api', { rateFromServer: true }),
+        rateLimit: ownReader,
+      }),
+      { defaultValue: undefined },
+    );
+    expect(bucket.points).toBe(30);
+  });
+
+  it('leaves the points as they are without a window announced, or without rateFromServer', async () => {
     const legacy = { 'x-ratelimit-limit': '12', 'x-ratelimit-remaining': '11', 'x-ratelimit-reset': '1' };
     const bucket = grantingBucket(2, 1);
     const plain = fromRateLimiterFlexible(bucket, 'api');
     const reported = await errorsReportedLater(async () => {
       await run(fromRateLimiterFlexible(bucket, 'api', { rateFromServer: true }), legacy);
-      await run(fromRateLimiterFlexible(bucket, 'api', { rateFromServer: true }), burstAndDay, false);
+      await run(fromRateLimiterFlexible(bucket, 'api', { rateFromServer: true }), legacy, false);
       await run(plain, burstAndDay);
+      await run(plain, burstAndDay, false);
     });
     expect(reported).toEqual([]);
     expect(bucket.points).toBe(2);

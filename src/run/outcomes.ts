@@ -8,7 +8,7 @@ import { HttpError, isNotOkResponse } from '../http-error.js';
 import type { Pacing } from '../pacing/pacing.js';
 import type { ResultBook } from '../result-book.js';
 import type { RateLimitState } from '../rate-limit.js';
-import type { ResolvedOptions } from '../resolve-options.js';
+import { readAnnounced, type ResolvedOptions } from '../resolve-options.js';
 import type { ResolvedRetry } from '../retry/retry-options.js';
 import { decideRetry } from '../retry/retry-policy.js';
 import type { StartLimiter } from '../start-limiter.js';
@@ -96,7 +96,7 @@ export class Outcomes<T> {
     book.fulfil(group, run.position, value);
     this.itemsInARow = 0;
     reporter?.succeeded(run, value);
-    if (waits.announced !== undefined) this.heard(value, run);
+    if (waits.announced !== undefined || this.limiter !== undefined) this.heard(value, run);
     pacing.succeeded(run.drops);
     waits.learned?.rate.succeeded();
     if (reporter !== undefined) this.reportPace(false);
@@ -188,20 +188,23 @@ export class Outcomes<T> {
   }
 
   /**
-   * Under `rateLimit`: what a try's value or error announces of the server's budget, which moves the
-   * hold on the next start. A reader that throws reads nothing; its error goes where errors with nowhere to go do.
+   * Under `rateLimit`, or for a limiter that takes its rate from the server: what a try's value or error
+   * announces of the server's budget, which moves the hold on the next start and the limiter's rate. A
+   * reader that throws reads nothing; its error goes where errors with nowhere to go do.
    */
   private heard(outcome: unknown, run: TaskRun<T>): void {
     const { announced } = this.parts.waits;
-    if (announced === undefined) return;
+    if (announced === undefined && this.limiter === undefined) return;
     let state;
     try {
-      state = announced.read(outcome);
+      // A limiter that takes its rate from the server reads the headers even where the pace does not.
+      state = announced === undefined ? readAnnounced(outcome) : announced.read(outcome);
     } catch (error) {
       this.clock.reportUnhandled(error);
       return;
     }
     if (state !== undefined) this.tellLimiter(state);
+    if (announced === undefined) return;
     // Most answers announce nothing: no clock read for them.
     if (state === undefined && !announced.hold.unannounced(run.order)) return;
     const now = this.clock.now();
