@@ -236,13 +236,15 @@ describe('fromRateLimiterFlexible() with rateFromServer: the bucket takes its ra
     expect(bucket.points).toBe(30);
   });
 
-  it('leaves the points as they are without a window announced, or without rateFromServer', async () => {
+  it('leaves the points as they are without a window announced, or without rateFromServer, and reports nothing', async () => {
     const legacy = { 'x-ratelimit-limit': '12', 'x-ratelimit-remaining': '11', 'x-ratelimit-reset': '1' };
     const bucket = grantingBucket(2, 1);
     const plain = fromRateLimiterFlexible(bucket, 'api');
     const reported = await errorsReportedLater(async () => {
       await run(fromRateLimiterFlexible(bucket, 'api', { rateFromServer: true }), legacy);
       await run(fromRateLimiterFlexible(bucket, 'api', { rateFromServer: true }), legacy, false);
+      await run(fromRateLimiterFlexible(bucket, 'api', { rateFromServer: true }), {});
+      await run(fromRateLimiterFlexible(bucket, 'api', { rateFromServer: true }), {}, false);
       await run(plain, burstAndDay);
       await run(plain, burstAndDay, false);
     });
