@@ -3,7 +3,7 @@
  * called; and `fromRateLimiterFlexible()`, its adapter for rate-limiter-flexible (here its in-memory
  * limiter; CI runs the Redis one across processes, `npm run shared-limiter-test`).
  */
-import { lastValueFrom, timer, map, VirtualTimeScheduler } from 'rxjs';
+import { lastValueFrom, Observable, timer, map, VirtualTimeScheduler } from 'rxjs';
 import { RateLimiterMemory } from 'rate-limiter-flexible';
 import {
   fromRateLimiterFlexible,
@@ -93,6 +93,43 @@ describe('the limiter option', () => {
       new Error('store unreachable'),
       new TypeError('Expected `limiter.take()` to be answering 0 or the milliseconds to wait, or a promise of them, got "soon" (string)'),
     ]);
+  });
+
+  it.each([
+    ['at once', () => 0],
+    ['later', () => Promise.resolve(0)],
+  ])('tears a task down when the subscriber leaves, its start granted %s', async (_, take) => {
+    const torn: number[] = [];
+    const signals: AbortSignal[] = [];
+    const running = (index: number) => (context: TaskContext) =>
+      new Observable<number>(() => {
+        signals.push(context.signal);
+        return () => torn.push(index);
+      });
+    const subscription = slowStart([running(0), running(1)], { initialBatchSize: 2, limiter: { take } }).subscribe();
+    await Promise.resolve();
+    await Promise.resolve();
+    expect([torn, signals.length]).toEqual([[], 2]);
+    subscription.unsubscribe();
+    expect(torn).toEqual([0, 1]);
+    expect(signals.map((signal) => signal.aborted)).toEqual([true, true]);
+  });
+
+  it('fails the try with what its factory throws once the limiter granted its start later', async () => {
+    const thrown = new Error('factory');
+    const limiter = { take: () => Promise.resolve(0) };
+    const failing = () => {
+      throw thrown;
+    };
+    for (const factory of [failing, 'not a function']) {
+      const error = await lastValueFrom(slowStart([factory as TaskFactory<number>], { limiter })).catch((e: unknown) => e);
+      const reason = (error as { cause?: unknown }).cause;
+      if (factory === failing) expect(reason).toBe(thrown);
+      else
+        expect(reason).toEqual(
+          new TypeError('Expected `tasks[0]` to be a function returning an ObservableInput, got "not a function" (string)'),
+        );
+    }
   });
 
   it('stops waiting when the subscriber leaves: nothing is called, nothing stays scheduled', () => {
