@@ -14,9 +14,13 @@
  *
  * Beside each other, the two builds also share a heap: garbage one build leaves is partly collected during
  * the other's rounds. When one build makes far more work for the collector (here, 9bd12c4's promise tasks
- * against fad45bd's), that narrows their ratio to almost nothing. So the workloads with a floor then run
- * again, each build alone in processes of its own beside the floor (`Promise.all`), the builds alternating,
- * and the ratio of their ratios to the floor is printed in a second table.
+ * against fad45bd's), that narrows their ratio to almost nothing. And which other code ran in the process
+ * before changes how V8 compiles what runs next: measured here, 98ec48f's window pacing beside a189603's
+ * (with its task context) took 1.02 times as long when it was the only workload of its processes, and 1.2
+ * to 1.3 times when the batch pacing of both builds had run before it. So every workload then runs again,
+ * each build alone in processes of its own, the builds alternating, beside the floor (`Promise.all`) where
+ * there is one: a second table prints the ratio of the builds' ratios to the floor, or, without a floor,
+ * the ratios of each pair of processes.
  *
  * The heap of 10,000,000 factories needs a process of its own per measurement (memory-child.mts): those
  * run last, the builds alternating.
@@ -50,8 +54,8 @@ both builds loaded into each timing process, the workloads interleaved round by 
 over the processes.
 
   --processes N  timing processes, half of them loading the new build first (1 to ${MAX_PROCESSES}; default ${DEFAULT_PROCESSES})
-  --alone N      then, for the workloads with a floor, N processes per build that load that build alone
-                 and run it beside the floor, the builds alternating (0 to ${MAX_PROCESSES}; default ${DEFAULT_ALONE_PROCESSES})
+  --alone N      then N processes per build that load that build alone and run every workload, beside the
+                 floor where there is one, the builds alternating (0 to ${MAX_PROCESSES}; default ${DEFAULT_ALONE_PROCESSES})
   --rounds N     timed rounds of every workload in each process (1 to ${MAX_ROUNDS}; default: per workload)
   --only NAMES   run only these, comma-separated: ${workloadNames.join(', ')}`;
 
@@ -162,41 +166,61 @@ function workloadRow(name: string, what: string, results: readonly ProcessResult
   };
 }
 
-/** One line of the second report: each build alone in its processes, beside the floor. */
+/** One line of the second report: each build alone in its processes, beside the floor where there is one. */
 interface AloneRow {
   name: string;
   newMedian: number;
   oldMedian: number;
-  /** Each build's median per-round ratio to the floor, pooled over its processes, and within each. */
-  newFloor: number;
-  oldFloor: number;
-  newFloorPerProcess: number[];
-  oldFloorPerProcess: number[];
-  newCpuFloor: number;
-  oldCpuFloor: number;
+  /**
+   * new / old: for a workload with a floor, the ratio of each build's median ratio to the floor in its
+   * own processes; without one, the median of the ratios of each pair of processes (a new one, then an
+   * old one, or the other way round), each process's median against the other's.
+   */
+  ratio: number;
+  cpuRatio: number;
+  /** With a floor, each build's median ratio to the floor within each of its processes; without, each pair's ratio. */
+  perProcess: string;
 }
+
+/** The medians of each process's rounds, wall-clock or CPU, in the order the processes ran. */
+const processMedians = (samples: readonly WorkloadSamples[], clock: 'ms' | 'cpuMs', which: Which): number[] =>
+  samples.map((s) => median(series(s, clock, which)));
 
 function aloneRow(name: string, results: readonly ProcessResult[]): AloneRow | undefined {
   const of = (which: Which): WorkloadSamples[] =>
     samplesOf(
       name,
       results.filter((result) => result.loaded.length === 1 && result.loaded[0] === which),
-    ).filter((s) => s.ms.floor !== undefined);
+    );
   const newSamples = of('new');
   const oldSamples = of('old');
   if (newSamples.length === 0 || oldSamples.length === 0) return undefined;
-  const perProcess = (samples: readonly WorkloadSamples[], which: Which): number[] =>
-    samples.map((s) => median(pairwise(series(s, 'ms', which), series(s, 'ms', 'floor'))));
-  return {
-    name,
+  const medians = {
     newMedian: median(newSamples.flatMap((s) => series(s, 'ms', 'new'))),
     oldMedian: median(oldSamples.flatMap((s) => series(s, 'ms', 'old'))),
-    newFloor: median(pooledRatios(newSamples, 'ms', 'new', 'floor')),
-    oldFloor: median(pooledRatios(oldSamples, 'ms', 'old', 'floor')),
-    newFloorPerProcess: perProcess(newSamples, 'new'),
-    oldFloorPerProcess: perProcess(oldSamples, 'old'),
-    newCpuFloor: median(pooledRatios(newSamples, 'cpuMs', 'new', 'floor')),
-    oldCpuFloor: median(pooledRatios(oldSamples, 'cpuMs', 'old', 'floor')),
+  };
+  if (newSamples.every((s) => s.ms.floor !== undefined) && oldSamples.every((s) => s.ms.floor !== undefined)) {
+    const floorRatio = (samples: readonly WorkloadSamples[], clock: 'ms' | 'cpuMs', which: Which): number =>
+      median(pooledRatios(samples, clock, which, 'floor'));
+    const perProcess = (samples: readonly WorkloadSamples[], which: Which): string =>
+      samples.map((s) => format.ratio(median(pairwise(series(s, 'ms', which), series(s, 'ms', 'floor'))))).join(' ');
+    return {
+      name,
+      ...medians,
+      ratio: floorRatio(newSamples, 'ms', 'new') / floorRatio(oldSamples, 'ms', 'old'),
+      cpuRatio: floorRatio(newSamples, 'cpuMs', 'new') / floorRatio(oldSamples, 'cpuMs', 'old'),
+      perProcess: `new/floor ${perProcess(newSamples, 'new')}; old/floor ${perProcess(oldSamples, 'old')}`,
+    };
+  }
+  const pairs = Math.min(newSamples.length, oldSamples.length);
+  const pairRatios = (clock: 'ms' | 'cpuMs'): number[] =>
+    pairwise(processMedians(newSamples, clock, 'new').slice(0, pairs), processMedians(oldSamples, clock, 'old').slice(0, pairs));
+  return {
+    name,
+    ...medians,
+    ratio: median(pairRatios('ms')),
+    cpuRatio: median(pairRatios('cpuMs')),
+    perProcess: `pairs ${pairRatios('ms').map(format.ratio).join(' ')}`,
   };
 }
 
@@ -295,18 +319,22 @@ if (timed.length > 0) {
     );
   }
 }
-const withFloor = workloads.filter((workload) => selected(workload.name) && workload.floor).map((workload) => workload.name);
-if (withFloor.length > 0) {
+// Every per-task workload runs again with each build alone in its processes: beside the other build, V8
+// compiled one build's code apart from the other's, and not alike (see the top of this file).
+const aloneNames = workloads.filter((workload) => selected(workload.name)).map((workload) => workload.name);
+if (aloneNames.length > 0) {
   for (let run = 0; run < 2 * alone; run++) {
     const which: Which = run % 2 === 0 ? 'new' : 'old';
-    console.log(`> process ${run + 1} of ${2 * alone}, the ${which} build alone beside the floor: ${withFloor.join(', ')}`);
+    console.log(
+      `> process ${run + 1} of ${2 * alone}, the ${which} build alone (beside the floor where there is one): ${aloneNames.join(', ')}`,
+    );
     results.push(
       await runChild<ProcessResult>('versus-child.mts', [
         builds.new.dir,
         builds.old.dir,
         `${which}-alone`,
         String(rounds ?? '-'),
-        withFloor.join(','),
+        aloneNames.join(','),
       ]),
     );
   }
@@ -351,42 +379,28 @@ console.log(
     `floor: each build's median per-round ratio to the same tasks through Promise.all, without the operator.`,
 );
 for (const row of rows) console.log(`  ${row.name}: ${row.what}`);
-const aloneRows = withFloor.flatMap((name) => aloneRow(name, results) ?? []);
+const aloneRows = aloneNames.flatMap((name) => aloneRow(name, results) ?? []);
 if (aloneRows.length > 0) {
-  console.log(`\nEach build alone in its processes (${alone} per build), beside the floor, Promise.all over the same tasks:`);
+  console.log(`\nEach build alone in its processes (${alone} per build, alternating), beside the floor where there is one:`);
   console.log(
     textTable(
-      [
-        'workload',
-        'new',
-        'old',
-        'new/old',
-        'new/floor',
-        'old/floor',
-        'ratio of the two',
-        'cpu',
-        'new/floor per process',
-        'old/floor per process',
-      ],
+      ['workload', 'new', 'old', 'new/old', 'cpu', 'per process'],
       aloneRows.map((row) => [
         row.name,
         format.ms(row.newMedian),
         format.ms(row.oldMedian),
-        format.ratio(row.newMedian / row.oldMedian),
-        format.ratio(row.newFloor),
-        format.ratio(row.oldFloor),
-        format.ratio(row.newFloor / row.oldFloor),
-        format.ratio(row.newCpuFloor / row.oldCpuFloor),
-        row.newFloorPerProcess.map(format.ratio).join(' '),
-        row.oldFloorPerProcess.map(format.ratio).join(' '),
+        format.ratio(row.ratio),
+        format.ratio(row.cpuRatio),
+        row.perProcess,
       ]),
     ).join('\n'),
   );
   console.log(
-    'new, old: medians of every timed round; new/old: the ratio of those medians, from different processes. new/floor, ' +
-      "old/floor: each build's median per-round ratio to the floor in its own processes; ratio of the two: " +
-      '(new/floor) / (old/floor), of wall-clock and of CPU times. Alone, a build pays for all of its garbage; beside the ' +
-      "other build, part of it is collected during the other build's rounds, which narrows the ratios of the first table.",
+    "new, old: medians of every timed round. new/old, with a floor: (new/floor) / (old/floor), each build's median " +
+      'per-round ratio to Promise.all over the same tasks in its own processes; alone, a build pays for all of its ' +
+      "garbage, where beside the other build part of it is collected during the other build's rounds. Without a " +
+      'floor: the median over pairs of processes (the builds alternate) of the ratio of their medians. cpu: the same ' +
+      "of CPU times. per process: the floor ratios within each process, or each pair's ratio.",
   );
 }
 for (const line of new Set(results.flatMap((result) => result.skipped))) console.log(line);
