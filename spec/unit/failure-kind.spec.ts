@@ -88,6 +88,88 @@ describe('classifyFailure', () => {
     for (const error of noAnswers) expect([String(error), classifyFailure(error, now)]).toEqual([String(error), { kind: 'transient' }]);
   });
 
+  it.each([
+    'ECONNRESET',
+    'ECONNREFUSED',
+    'ECONNABORTED',
+    'ETIMEDOUT',
+    'EPIPE',
+    'EAI_AGAIN',
+    'ENETUNREACH',
+    'EHOSTUNREACH',
+    'UND_ERR_CONNECT_TIMEOUT',
+    'UND_ERR_HEADERS_TIMEOUT',
+    'UND_ERR_BODY_TIMEOUT',
+    'UND_ERR_SOCKET',
+    'UND_ERR_CLOSED',
+    'ERR_NETWORK',
+  ])('takes the network error code %s for no answer, on the error and on its cause', (code) => {
+    expect(classifyFailure(Object.assign(new Error('request failed'), { code }), now)).toEqual({ kind: 'transient' });
+    expect(classifyFailure(new Error('wrapped', { cause: Object.assign(new Error('request failed'), { code }) }), now)).toEqual({
+      kind: 'transient',
+    });
+  });
+
+  it('looks for a code through three causes, no further, and not at a code that is not a string', () => {
+    const causes = (depth: number): unknown => {
+      let error: unknown = Object.assign(new Error('deepest'), { code: 'ECONNRESET' });
+      for (let level = 0; level < depth; level++) error = new Error(`level ${level}`, { cause: error });
+      return error;
+    };
+    expect(classifyFailure(causes(3), now)).toEqual({ kind: 'transient' });
+    expect(classifyFailure(causes(4), now)).toEqual({ kind: 'fatal' });
+    expect(classifyFailure(Object.assign(new Error('odd'), { code: 42 }), now)).toEqual({ kind: 'fatal' });
+    expect(classifyFailure(Object.assign(new Error('other'), { code: 'ENOENT' }), now)).toEqual({ kind: 'fatal' });
+  });
+
+  it("reads fetch's TypeError by its message, in any case, and a timeout by its name alone", () => {
+    expect(classifyFailure(new TypeError('FETCH FAILED'), now)).toEqual({ kind: 'transient' });
+    expect(classifyFailure(new TypeError('a network change was detected'), now)).toEqual({ kind: 'transient' });
+    expect(classifyFailure(new TypeError('Load Failed'), now)).toEqual({ kind: 'transient' });
+    // The same words on an error that is not a TypeError are not fetch's.
+    expect(classifyFailure(new Error('fetch failed'), now)).toEqual({ kind: 'fatal' });
+    expect(classifyFailure({ name: 'TimeoutError' }, now)).toEqual({ kind: 'transient' });
+    expect(classifyFailure({ name: 'AbortError' }, now)).toEqual({ kind: 'fatal' });
+  });
+
+  it('reads statuses from 0 to 599 only', () => {
+    expect(httpStatus({ status: 0 })).toBe(0);
+    expect(httpStatus({ status: 599 })).toBe(599);
+    expect(httpStatus({ status: -1 })).toBeUndefined();
+    expect(httpStatus({ status: 600 })).toBeUndefined();
+    // The first place that holds a status wins, in the order the clients keep it.
+    expect(httpStatus({ status: 429, response: { status: 500 } })).toBe(429);
+    expect(httpStatus({ statusCode: 429, response: { status: 500 } })).toBe(500);
+    expect(httpStatus({ statusCode: 429, response: { statusCode: 500 } })).toBe(429);
+    expect(httpStatus({ status: 'x', statusCode: 429 })).toBe(429);
+  });
+
+  it("a 429's pushback is the latest reset among the budgets it announces spent, none of those with tries left", () => {
+    const refused = (rateLimit: string, policy: string) =>
+      new Response(null, { status: 429, headers: { RateLimit: rateLimit, 'RateLimit-Policy': policy } });
+    expect(classifyFailure(refused('"burst"; r=0; t=2, "day"; r=0; t=9', '"burst"; q=10; w=1, "day"; q=100; w=86400'), now)).toEqual({
+      kind: 'throttle',
+      retryAfter: 9_000,
+    });
+    expect(classifyFailure(refused('"burst"; r=0; t=9, "day"; r=0; t=2', '"burst"; q=10; w=1, "day"; q=100; w=86400'), now)).toEqual({
+      kind: 'throttle',
+      retryAfter: 9_000,
+    });
+    expect(classifyFailure(refused('"burst"; r=0; t=2, "day"; r=5; t=9', '"burst"; q=10; w=1, "day"; q=100; w=86400'), now)).toEqual({
+      kind: 'throttle',
+      retryAfter: 2_000,
+    });
+    expect(classifyFailure(refused('"burst"; r=3; t=2', '"burst"; q=10; w=1'), now)).toEqual({ kind: 'throttle', retryAfter: undefined });
+  });
+
+  it('reads Retry-After against the clock when no time is given', () => {
+    const inTenSeconds = new Date(Date.now() + 10_000).toUTCString();
+    const verdict = classifyFailure(new Response(null, { status: 429, headers: { 'Retry-After': inTenSeconds } }));
+    expect(verdict.kind).toBe('throttle');
+    expect((verdict as { retryAfter: number }).retryAfter).toBeGreaterThan(8_000);
+    expect((verdict as { retryAfter: number }).retryAfter).toBeLessThanOrEqual(10_000);
+  });
+
   it('takes anything else for fatal: a bug, an abort of the run, a TypeError of other code', () => {
     const others = [
       new Error('a bug'),
@@ -124,5 +206,19 @@ describe('isNotOkResponse and HttpError', () => {
       'HTTP 422 Unprocessable Content from http://127.0.0.1/api',
     );
     expect(new HttpError({ status: 503, ok: false, statusText: '', url: '' }).message).toBe('HTTP 503');
+    expect(new HttpError({ status: 502, ok: false, url: 'http://127.0.0.1/api' }).message).toBe('HTTP 502 from http://127.0.0.1/api');
+    expect(new HttpError({ status: 429, ok: false, statusText: 'Too Many Requests' }).message).toBe('HTTP 429 Too Many Requests');
+    const odd = { status: 500, ok: false, statusText: 7, url: {} } as unknown as NotOkResponse;
+    const error = new HttpError(odd);
+    expect([error.message, error.name, error.status, error.response]).toEqual(['HTTP 500', 'HttpError', 500, odd]);
+    expect(error).toBeInstanceOf(Error);
+  });
+
+  it('takes only `ok: false` itself, with a numeric status, for a response that is not ok', () => {
+    expect(isNotOkResponse({ status: 404, ok: 0 })).toBe(false);
+    expect(isNotOkResponse({ status: 404, ok: 'false' })).toBe(false);
+    expect(isNotOkResponse({ status: 404, ok: true })).toBe(false);
+    expect(isNotOkResponse('{ status: 404, ok: false }')).toBe(false);
+    expect(isNotOkResponse(undefined)).toBe(false);
   });
 });
