@@ -39,7 +39,7 @@ function backoffsOnAClock() {
 
 describe('Backoffs', () => {
   it('arms one timer for the earliest task, and lets the tasks due go in the order of their times', () => {
-    const { backoffs, log, task, armed, fire } = backoffsOnAClock();
+    const { backoffs, clock, log, task, armed, fire } = backoffsOnAClock();
     backoffs.push(task('c'), 300, 0);
     expect(armed()).toEqual([300]);
     backoffs.push(task('b'), 200, 0);
@@ -47,6 +47,8 @@ describe('Backoffs', () => {
     expect(armed()).toEqual([200]);
     backoffs.push(task('d'), 400, 0);
     expect(armed()).toEqual([200]);
+    // A task due later leaves the timer as it is: two were ever armed, for 300 and for 200.
+    expect(clock.timers.map((timer) => timer.delay)).toEqual([300, 200]);
     expect(backoffs.length).toBe(3);
     fire(200);
     expect(log).toEqual(['retry b', 'wake at 200']);

@@ -142,6 +142,14 @@ describe('classifyFailure', () => {
     expect(httpStatus({ statusCode: 429, response: { status: 500 } })).toBe(500);
     expect(httpStatus({ statusCode: 429, response: { statusCode: 500 } })).toBe(429);
     expect(httpStatus({ status: 'x', statusCode: 429 })).toBe(429);
+    // Only objects carry a status: a function with one is not an error a client threw.
+    expect(httpStatus(Object.assign(() => undefined, { status: 429 }))).toBeUndefined();
+    expect(
+      classifyFailure(
+        Object.assign(() => undefined, { status: 429 }),
+        now,
+      ),
+    ).toEqual({ kind: 'fatal' });
   });
 
   it("a 429's pushback is the latest reset among the budgets it announces spent, none of those with tries left", () => {
@@ -220,5 +228,6 @@ describe('isNotOkResponse and HttpError', () => {
     expect(isNotOkResponse({ status: 404, ok: true })).toBe(false);
     expect(isNotOkResponse('{ status: 404, ok: false }')).toBe(false);
     expect(isNotOkResponse(undefined)).toBe(false);
+    expect(isNotOkResponse(Object.assign(() => undefined, { status: 404, ok: false }))).toBe(false);
   });
 });
