@@ -56,7 +56,69 @@ describe('readCheckpoint', () => {
     expect(() => readCheckpoint(value)).toThrow(new TypeError(message));
   });
 
+  it.each([
+    ['the first sequence', { sequence: 0 }],
+    ['an empty fingerprint', { fingerprint: '' }],
+    ['every key list empty', { succeeded: [], failed: [], inDoubt: [] }],
+    ['negative integers in order', { succeeded: [-9, [-5, -3], 0] }],
+    ['a number past the safe integers, which no run holds', { succeeded: [[0, 1], 1e300, 3] }],
+    ['the least limit, threshold and rate', { pace: { limit: 1, threshold: 1, perSecond: 0.001, pausedUntil: -5 } }],
+    ['a pace with every field set', { pace: { limit: 2.5, threshold: 7, perSecond: 20, pausedUntil: 1500 } }],
+    ['a run that completed', { ended: 'completed' }],
+    ['a run that failed', { ended: 'failed' }],
+    ['a run that was cancelled', { ended: 'cancelled' }],
+  ])('takes %s', (_, change) => {
+    const checkpoint = { ...valid, ...change };
+    expect(readCheckpoint(checkpoint)).toBe(checkpoint);
+  });
+
+  it.each([
+    [{ version: '1' }, '`resume.version`'],
+    [{ sequence: 1.5 }, '`resume.sequence`'],
+    [{ sequence: 2 ** 53 }, '`resume.sequence`'],
+    [{ savedAt: NaN }, '`resume.savedAt`'],
+    [{ inDoubt: 'a' }, '`resume.inDoubt`'],
+    [{ succeeded: [[1, 1]] }, '`resume.succeeded[0]`'],
+    [{ succeeded: [[1, 2, 3]] }, '`resume.succeeded[0]`'],
+    [{ succeeded: [[1]] }, '`resume.succeeded[0]`'],
+    [{ succeeded: [[0.5, 2]] }, '`resume.succeeded[0]`'],
+    [{ succeeded: [[0, 2 ** 53]] }, '`resume.succeeded[0]`'],
+    [{ succeeded: [NaN] }, '`resume.succeeded[0]`'],
+    [{ failed: [null] }, '`resume.failed[0]`'],
+    [{ pace: 'fast' }, '`resume.pace`'],
+    [{ pace: { ...valid.pace, limit: 0.5 } }, '`resume.pace.limit`'],
+    [{ pace: { ...valid.pace, limit: '2' } }, '`resume.pace.limit`'],
+    [{ pace: { ...valid.pace, threshold: 0.5 } }, '`resume.pace.threshold`'],
+    [{ pace: { ...valid.pace, threshold: '2' } }, '`resume.pace.threshold`'],
+    [{ pace: { ...valid.pace, perSecond: -1 } }, '`resume.pace.perSecond`'],
+    [{ pace: { ...valid.pace, perSecond: '2' } }, '`resume.pace.perSecond`'],
+    [{ pace: { ...valid.pace, pausedUntil: '5' } }, '`resume.pace.pausedUntil`'],
+    [{ ended: undefined }, '`resume.ended`'],
+  ])('refuses %j, naming %s', (change, name) => {
+    expect(() => readCheckpoint({ ...valid, ...change })).toThrow(`Expected ${name} to be`);
+  });
+
+  it('names the fields from the name it is given', () => {
+    expect(() => readCheckpoint({ ...valid, sequence: -1 }, 'resume.checkpoint')).toThrow(
+      new TypeError('Expected `resume.checkpoint.sequence` to be a non-negative integer, got -1 (number)'),
+    );
+    expect(() => readCheckpoint('{}', 'stored')).toThrow(
+      new TypeError('Expected `stored` to be a checkpoint made by slowStartCheckpoint() (a plain object), got "{}" (string)'),
+    );
+  });
+
   it('refuses a list whose integers are out of order or whose runs touch: each run is read whole', () => {
+    expect(() => readCheckpoint({ ...valid, succeeded: [-1, 0] })).toThrow(RangeError);
+    expect(() =>
+      readCheckpoint({
+        ...valid,
+        succeeded: [
+          [0, 2],
+          [1, 5],
+        ],
+      }),
+    ).toThrow(RangeError);
+    expect(() => readCheckpoint({ ...valid, succeeded: [3, 3] })).toThrow(RangeError);
     expect(() => readCheckpoint({ ...valid, succeeded: [5, 3] })).toThrow(RangeError);
     expect(() => readCheckpoint({ ...valid, succeeded: [[0, 4], 5] })).toThrow(
       "Expected `resume.succeeded[1]` to be an integer after 5 (the list's integers in order, runs apart), got 5 (number)",
@@ -72,5 +134,15 @@ describe('fingerprintOf', () => {
     expect(fingerprintOf(['a', 'b', 1], 3)).toBe(a);
     expect(new Set([a, fingerprintOf(['b', 'a', 1], 3), fingerprintOf(['a', 'b', '1'], 3), fingerprintOf(['a', 'b'], 2)]).size).toBe(4);
     expect([fingerprintOf(undefined, 5), fingerprintOf(undefined, undefined)]).toEqual(['tasks:5', '']);
+  });
+
+  it('hashes the keys with 32-bit FNV-1a, so that a checkpoint stored by one version matches its source in the next', () => {
+    // Computed apart from the package: FNV-1a over each key's type letter, text and a NUL.
+    expect(fingerprintOf([], 0)).toBe('keys:0:811c9dc5');
+    expect(fingerprintOf(['a', 'b', 1], 3)).toBe('keys:3:b6285b45');
+    expect(fingerprintOf([1], 1)).toBe('keys:1:a0c95400');
+    expect(fingerprintOf(['1'], 1)).toBe('keys:1:e1a5e46b');
+    // A hash below 0x10000000 keeps its eight digits.
+    expect(fingerprintOf([22], 1)).toBe('keys:1:05315703');
   });
 });
