@@ -1,5 +1,7 @@
 // A checkpoint read back from a store is checked before a run resumes it; its fingerprint ties it to its source.
 import { fingerprintOf, readCheckpoint, type SlowStartCheckpoint } from '../../src/checkpoint/checkpoint';
+import { CheckpointFold } from '../../src/checkpoint/checkpoint-fold';
+import type { SlowStartEvent } from '../../src/events';
 
 const valid: SlowStartCheckpoint = {
   version: 1,
@@ -144,5 +146,47 @@ describe('fingerprintOf', () => {
     expect(fingerprintOf(['1'], 1)).toBe('keys:1:e1a5e46b');
     // A hash below 0x10000000 keeps its eight digits.
     expect(fingerprintOf([22], 1)).toBe('keys:1:05315703');
+  });
+});
+
+describe('CheckpointFold', () => {
+  const tryOf = (key: number, time: number) => ({ key, index: key, batch: 0, attempt: 1, time });
+
+  it('makes a checkpoint after every event of a try, of the pace and of the end, and none for a task received or a result', () => {
+    const fold = new CheckpointFold();
+    const events: SlowStartEvent[] = [
+      { type: 'start', fingerprint: 'tasks:2', time: 0 },
+      { type: 'received', key: 0, index: 0 },
+      { type: 'started', ...tryOf(0, 1) },
+      { type: 'retrying', ...tryOf(0, 2), kind: 'transient', reason: 'x', duration: 1, retryAt: 10 },
+      { type: 'rate', perSecond: 4, time: 3 },
+      { type: 'cancelled', ...tryOf(0, 4) },
+      { type: 'abandoned', ...tryOf(1, 5), reason: 'y' },
+      { type: 'skipped', key: 1, index: 1, time: 6 },
+    ];
+    const made = events.map((event) => fold.next(event)?.sequence);
+    expect(made).toEqual([1, undefined, 2, 3, 4, 5, 6, undefined]);
+  });
+
+  it('keeps the rate `learnRate` reports in the pace, and the task whose try got no answer in doubt', () => {
+    const fold = new CheckpointFold();
+    fold.next({ type: 'start', fingerprint: 'tasks:1', time: 0 });
+    fold.next({ type: 'started', ...tryOf(0, 1) });
+    expect(fold.next({ type: 'rate', perSecond: 2.5, time: 2 })?.pace.perSecond).toBe(2.5);
+    const last = fold.next({ type: 'cancelled', ...tryOf(0, 3) });
+    expect([last?.inDoubt, last?.pace.perSecond, last?.savedAt]).toEqual([[0], 2.5, 3]);
+  });
+
+  it('keeps a pause only while it lasts: one that ends at the time of the checkpoint is over', () => {
+    const fold = new CheckpointFold();
+    fold.next({ type: 'start', fingerprint: 'tasks:1', time: 0 });
+    expect(fold.next({ type: 'paused', until: 100, cause: 'throttle', time: 50 })?.pace.pausedUntil).toBe(100);
+    expect(fold.next({ type: 'started', ...tryOf(0, 99) })?.pace.pausedUntil).toBe(100);
+    expect(fold.next({ type: 'started', ...tryOf(1, 100) })?.pace.pausedUntil).toBeNull();
+  });
+
+  it("has no fingerprint for events that came without their run's start", () => {
+    const fold = new CheckpointFold();
+    expect(fold.next({ type: 'started', ...tryOf(0, 1) })).toMatchObject({ sequence: 1, fingerprint: '', inDoubt: [0] });
   });
 });
