@@ -49,11 +49,11 @@ copies.floor = await copyOfWorkloads('floor');
 async function runWorkload(workload: Workload): Promise<WorkloadSamples | string> {
   const sides: Side[] = [];
   for (const which of order) {
-    const run = workload.run(copies[which], builds[which]);
+    const run = workload.run(copies[which], builds[which], workload.tasks);
     if (typeof run !== 'function') return `${workload.name}: not run, the ${which} build refuses it: ${run.unsupported}`;
     sides.push({ name: which, run });
   }
-  const floorRun = workload.floor?.(copies.floor);
+  const floorRun = workload.floor?.(copies.floor, workload.tasks);
   if (floorRun) sides.push({ name: FLOOR, run: floorRun });
   const comparison = await compare(sides, {
     warmupRounds: workload.warmupRounds,

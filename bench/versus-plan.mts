@@ -26,10 +26,12 @@ export interface Workload {
   warmupRounds: number;
   /** Timed rounds in each process. */
   rounds: number;
-  /** A run of the workload for `build`, made by that build's own copy of versus-workloads.mts. */
-  run(workloads: Workloads, build: Build): WorkloadsModule.Run;
+  /** How many tasks a run has, unless told otherwise (bench:instructions runs fewer). */
+  tasks: number;
+  /** A run of `tasks` tasks for `build`, made by that build's own copy of versus-workloads.mts. */
+  run(workloads: Workloads, build: Build, tasks: number): WorkloadsModule.Run;
   /** The same tasks without the operator, the floor of what they cost (`Promise.all`), from a copy of its own. */
-  floor?: (workloads: Workloads) => () => Promise<unknown>;
+  floor?: (workloads: Workloads, tasks: number) => () => Promise<unknown>;
 }
 
 export const FLOOR = 'Promise.all';
@@ -40,44 +42,50 @@ export const workloads: readonly Workload[] = [
     what: `${format.count(SYNC_TASKS)} sync tasks, from(factories).pipe(slowStartBatch())`,
     warmupRounds: 2,
     rounds: 7,
-    run: (w, build) => w.syncBatch(build, SYNC_TASKS),
+    tasks: SYNC_TASKS,
+    run: (w, build, tasks) => w.syncBatch(build, tasks),
   },
   {
     name: 'sync-window',
     what: `${format.count(SYNC_TASKS)} sync tasks, from(factories).pipe(slowStartBatch({ pacing: 'window' }))`,
     warmupRounds: 2,
     rounds: 7,
-    run: (w, build) => w.syncWindow(build, SYNC_TASKS),
+    tasks: SYNC_TASKS,
+    run: (w, build, tasks) => w.syncWindow(build, tasks),
   },
   {
     name: 'slowStart-sync',
     what: `${format.count(SYNC_TASKS)} sync tasks, slowStart(factories)`,
     warmupRounds: 2,
     rounds: 7,
-    run: (w, build) => w.slowStartSync(build, SYNC_TASKS),
+    tasks: SYNC_TASKS,
+    run: (w, build, tasks) => w.slowStartSync(build, tasks),
   },
   {
     name: 'slowStart-sync-window',
     what: `${format.count(SYNC_TASKS)} sync tasks, slowStart(factories, { pacing: 'window' })`,
     warmupRounds: 2,
     rounds: 7,
-    run: (w, build) => w.slowStartSyncWindow(build, SYNC_TASKS),
+    tasks: SYNC_TASKS,
+    run: (w, build, tasks) => w.slowStartSyncWindow(build, tasks),
   },
   {
     name: 'promise',
     what: `${format.count(PROMISE_TASKS)} promise tasks async () => i, slowStart(tasks)`,
     warmupRounds: 3,
     rounds: 11,
-    run: (w, build) => w.promise(build, PROMISE_TASKS),
-    floor: (w) => w.promiseFloor(PROMISE_TASKS),
+    tasks: PROMISE_TASKS,
+    run: (w, build, tasks) => w.promise(build, tasks),
+    floor: (w, tasks) => w.promiseFloor(tasks),
   },
   {
     name: 'promise-wide',
     what: `${format.count(WIDE_TASKS)} pending promise tasks, slowStart(tasks, { initialBatchSize: ${format.count(WIDE_TASKS)} })`,
     warmupRounds: 3,
     rounds: 9,
-    run: (w, build) => w.promiseWide(build, WIDE_TASKS),
-    floor: (w) => w.promiseWideFloor(WIDE_TASKS),
+    tasks: WIDE_TASKS,
+    run: (w, build, tasks) => w.promiseWide(build, tasks),
+    floor: (w, tasks) => w.promiseWideFloor(tasks),
   },
 ];
 

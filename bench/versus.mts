@@ -29,6 +29,7 @@ import { spawnSync } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { loadBuild } from './build.mjs';
 import { repoRoot, runChild } from './child.mjs';
+import { commandLine, readArguments } from './command-line.mjs';
 import { expectEqual, format, median, progress } from './harness.mjs';
 import { BATCHES, TASK_MS, TASKS as IDLE_TASKS, type Round } from './idle-run.mjs';
 import { GENERATOR_MAX_BATCH, GENERATOR_TASKS, type GeneratorMeasurement } from './memory-shared.mjs';
@@ -67,45 +68,20 @@ interface Arguments {
   only: string[] | undefined;
 }
 
+const line = commandLine('bench:versus', usage);
+
 function parseArguments(args: readonly string[]): Arguments {
-  let other: string | undefined;
   let processes = DEFAULT_PROCESSES;
   let alone = DEFAULT_ALONE_PROCESSES;
   let rounds: number | undefined;
   let only: string[] | undefined;
-  const wholeNumber = (flag: string, value: string | undefined, max: number, min = 1): number => {
-    const n = Number(value);
-    if (!Number.isInteger(n) || n < min || n > max) fail(`${flag} takes a whole number from ${min} to ${max}`);
-    return n;
-  };
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i];
-    if (arg === '--help' || arg === '-h') {
-      console.log(usage);
-      process.exit(0);
-    } else if (arg === '--processes') {
-      processes = wholeNumber(arg, args[++i], MAX_PROCESSES);
-    } else if (arg === '--alone') {
-      alone = wholeNumber(arg, args[++i], MAX_PROCESSES, 0);
-    } else if (arg === '--rounds') {
-      rounds = wholeNumber(arg, args[++i], MAX_ROUNDS);
-    } else if (arg === '--only') {
-      only = (args[++i] ?? '').split(',').filter((name) => name !== '');
-      const unknown = only.filter((name) => !workloadNames.includes(name));
-      if (unknown.length > 0 || only.length === 0) fail(`--only takes names from ${workloadNames.join(', ')}`);
-    } else if (arg.startsWith('-') || other !== undefined) {
-      fail(`unexpected argument ${arg}`);
-    } else {
-      other = arg;
-    }
-  }
-  if (other === undefined) fail('name the other checkout');
+  const other = readArguments(line, usage, args, {
+    '--processes': (value) => (processes = line.wholeNumber('--processes', value, 1, MAX_PROCESSES)),
+    '--alone': (value) => (alone = line.wholeNumber('--alone', value, 0, MAX_PROCESSES)),
+    '--rounds': (value) => (rounds = line.wholeNumber('--rounds', value, 1, MAX_ROUNDS)),
+    '--only': (value) => (only = line.names('--only', value, workloadNames)),
+  });
   return { other, processes, alone, rounds, only };
-}
-
-function fail(message: string): never {
-  console.error(`bench:versus: ${message}\n\n${usage}`);
-  process.exit(2);
 }
 
 /** One line of the report. */
@@ -300,7 +276,7 @@ console.log('Building this checkout (npm run build)...');
 const built = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: repoRoot, stdio: 'inherit' });
 if (built.status !== 0) throw new Error(`the build of this checkout failed (${built.signal ?? `exit ${built.status}`})`);
 const builds = { new: loadBuild(repoRoot), old: loadBuild(other) };
-if (builds.new.dir === builds.old.dir) fail('the other checkout is this one');
+if (builds.new.dir === builds.old.dir) line.fail('the other checkout is this one');
 for (const which of ['new', 'old'] as const) {
   const build = builds[which];
   console.log(`${which}: ${build.dir} at ${build.commit}, rxjs ${build.rxjsVersion}`);
