@@ -180,6 +180,11 @@ describe('the resume option', () => {
     const accepted = runJob(Array<number>(11).fill(10), { resume: { checkpoint, changedSource: 'accept' } });
     accepted.scheduler.flush();
     expect(accepted.invoked.map((context) => context.key)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    // Said outright, 'refuse' refuses as the checkpoint alone does.
+    const refused = runJob(Array<number>(11).fill(10), { resume: { checkpoint, changedSource: 'refuse' } });
+    refused.scheduler.flush();
+    expect(refused.invoked).toEqual([]);
+    expect(refused.error).toEqual(job.error);
   });
 
   it('refuses a changed source with no events to listen, and compares nothing for a source whose length it cannot tell', () => {
@@ -270,6 +275,14 @@ describe('the resume option', () => {
   it('resumes nothing for undefined and null, and names what is wrong with a bad option', () => {
     expect(runJob([1], { resume: null }).invoked).toHaveLength(1);
     expect(runJob([1], { resume: { checkpoint: undefined } }).invoked).toHaveLength(1);
+    expect(runJob([1], { resume: { checkpoint: null as never } }).invoked).toHaveLength(1);
+    // `freshFor` at its least is allowed; a value that only compares as a number is not one.
+    expect(runJob([1], { resume: { checkpoint: undefined, freshFor: 0 } }).invoked).toHaveLength(1);
+    for (const freshFor of ['5', null, true]) {
+      expect(() => slowStart([], { resume: { checkpoint: undefined, freshFor: freshFor as never } })).toThrow(
+        /^Expected `resume.freshFor` to be a number of milliseconds >= 0, got /,
+      );
+    }
     expect(() => slowStart([], { resume: 5 as never })).toThrow(
       new TypeError('Expected `resume` to be a checkpoint made by slowStartCheckpoint() (a plain object), got 5 (number)'),
     );

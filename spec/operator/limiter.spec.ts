@@ -148,6 +148,13 @@ describe('the limiter option', () => {
     expect(() => slowStart([], { limiter: {} as StartLimiter })).toThrow(
       new TypeError('Expected `limiter` to be a StartLimiter (an object with `take()`) or undefined, got an object (object)'),
     );
+    // An object: a function that carries a `take` is not one, and neither is null.
+    const take = () => 0;
+    for (const limiter of [Object.assign(() => undefined, { take }), null]) {
+      expect(() => slowStart([], { limiter: limiter as never })).toThrow(
+        /^Expected `limiter` to be a StartLimiter \(an object with `take\(\)`\) or undefined, got /,
+      );
+    }
   });
 });
 
@@ -271,6 +278,19 @@ describe('fromRateLimiterFlexible() with rateFromServer: the bucket takes its ra
       { defaultValue: undefined },
     );
     expect(bucket.points).toBe(30);
+  });
+
+  it('tells the limiter nothing of an answer that announces no budget, from the headers or from a reader of its own', async () => {
+    const heard: unknown[] = [];
+    const limiter: StartLimiter = { take: () => 0, announced: (budgets) => heard.push(budgets) };
+    await run(limiter, {});
+    await run(limiter, {}, false);
+    for (const answer of [undefined, [], [{ limit: 1 }]]) {
+      await lastValueFrom(slowStart(answering({}), { limiter, rateLimit: () => answer }), { defaultValue: undefined });
+    }
+    expect(heard).toEqual([]);
+    await run(limiter, burstAndDay);
+    expect(heard).toHaveLength(3);
   });
 
   it('leaves the points as they are without a window announced, or without rateFromServer, and reports nothing', async () => {
