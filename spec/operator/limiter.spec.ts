@@ -285,7 +285,8 @@ describe('fromRateLimiterFlexible() with rateFromServer: the bucket takes its ra
     const limiter: StartLimiter = { take: () => 0, announced: (budgets) => heard.push(budgets) };
     await run(limiter, {});
     await run(limiter, {}, false);
-    for (const answer of [undefined, [], [{ limit: 1 }]]) {
+    // A reader may answer anything at run time: a budget without `remaining` or `resetIn` counts for nothing.
+    for (const answer of [undefined, [], [{ limit: 1 }]] as RateLimitState[][]) {
       await lastValueFrom(slowStart(answering({}), { limiter, rateLimit: () => answer }), { defaultValue: undefined });
     }
     expect(heard).toEqual([]);
