@@ -1,6 +1,7 @@
 // The live state alone: the fold of events (src/run-state.ts) and its operator (slowStartState()).
 import { Subject } from 'rxjs';
 import { slowStartState, type SlowStartEvent, type SlowStartState } from '../../src/index.js';
+import type { SlowStartCheckpoint } from '../../src/checkpoint/checkpoint.js';
 import { initialState, nextState } from '../../src/run-state.js';
 
 const fold = (events: SlowStartEvent[]): SlowStartState => events.reduce(nextState, initialState());
@@ -159,5 +160,82 @@ describe('the live state', () => {
     const resumed = nextState(first, { type: 'start', fingerprint: '', total: 3, time: 60_000 });
     expect([resumed.total, resumed.successRate, resumed.timeLeft]).toEqual([4, undefined, undefined]);
     expect(nextState(resumed, { type: 'start', fingerprint: '', time: 70_000 }).total).toBeUndefined();
+  });
+
+  it('a run without a total: a success rate, and no time left', () => {
+    const state = fold([
+      { type: 'start', fingerprint: '', time: 0 },
+      { type: 'succeeded', key: 'a', index: 0, batch: 0, attempt: 1, value: 1, duration: 1, time: 500 },
+    ]);
+    expect([state.successRate, state.timeLeft]).toEqual([2, undefined]);
+  });
+
+  it('a run that resumes a checkpoint: its keys and ranges of keys count as done, each task once', () => {
+    const checkpoint: SlowStartCheckpoint = {
+      version: 1,
+      sequence: 3,
+      fingerprint: '',
+      savedAt: 0,
+      succeeded: [0, [2, 4], 9],
+      failed: [[6, 7]],
+      inDoubt: [],
+      pace: { limit: 4, threshold: null, perSecond: null, pausedUntil: null },
+      ended: null,
+    };
+    // What this fold saw of the run the checkpoint came from: task 2 started, its success not heard
+    // (the process was killed); task 9 succeeded; task 5 waited.
+    const before = fold([
+      { type: 'received', key: 2, index: 2 },
+      { type: 'started', key: 2, index: 2, batch: 0, attempt: 1, time: 0 },
+      { type: 'succeeded', key: 9, index: 9, batch: 0, attempt: 1, value: 1, duration: 1, time: 1 },
+      { type: 'received', key: 5, index: 5 },
+    ]);
+    expect(counts(before)).toEqual({ ...zero, waiting: 1, inFlight: 1, succeeded: 1 });
+    const resumed = nextState(before, { type: 'start', fingerprint: '', total: 10, resumed: checkpoint, time: 2 });
+    // 0, 2, 3, 4 and 9 succeeded (9 counted once), 6 and 7 failed as items; 5 still waits.
+    expect({ ...counts(resumed), itemFailed: resumed.itemFailed }).toEqual({ ...zero, waiting: 1, succeeded: 5, itemFailed: 2 });
+    expect([...resumed.tasks].sort(([a], [b]) => Number(a) - Number(b))).toEqual([
+      [0, 'succeeded'],
+      [2, 'succeeded'],
+      [3, 'succeeded'],
+      [4, 'succeeded'],
+      [5, 'waiting'],
+      [6, 'itemFailed'],
+      [7, 'itemFailed'],
+      [9, 'succeeded'],
+    ]);
+    expect(resumed.total).toBe(10);
+    expect(Object.keys(resumed)).toEqual(Object.keys(initialState()));
+  });
+
+  it('a task failed fatally counts as failed, one failed as an item as itemFailed', () => {
+    const failed = (key: string, kind: 'item' | 'fatal'): SlowStartEvent => ({
+      type: 'failed',
+      kind,
+      key,
+      index: 0,
+      batch: 0,
+      attempt: 1,
+      reason: 500,
+      duration: 1,
+      time: 1,
+    });
+    const state = fold([failed('a', 'fatal'), failed('b', 'item'), failed('c', 'item')]);
+    expect([state.failed, state.itemFailed]).toEqual([1, 2]);
+  });
+
+  it('the success rate leaves out a success exactly 10 s before the latest', () => {
+    const succeeded = (key: string, time: number): SlowStartEvent => ({
+      type: 'succeeded',
+      key,
+      index: 0,
+      batch: 0,
+      attempt: 1,
+      value: 1,
+      duration: 1,
+      time,
+    });
+    const state = fold([{ type: 'start', fingerprint: '', time: 0 }, succeeded('a', 1_000), succeeded('b', 11_000)]);
+    expect(state.successRate).toBe(0.1);
   });
 });
