@@ -798,6 +798,24 @@ describe('events: the listener', () => {
     expect(seen.map((e) => e.type)).toEqual(['start', 'pace', 'received', 'started', 'cancelled', 'end']);
   });
 
+  it('a listener that unsubscribes on the end: one end, and the stream completes no more', () => {
+    for (const fails of [false, true]) {
+      const seen: string[] = [];
+      const leave = new Subject<void>();
+      slowStart([() => of(1), () => (fails ? throwError(() => new Error('no')) : of(2))], {
+        events: (e) => {
+          seen.push(e.type === 'end' ? `end ${e.how}` : e.type);
+          if (e.type === 'end') leave.next();
+        },
+      })
+        .pipe(takeUntil(leave))
+        .subscribe({ error: () => seen.push('error'), complete: () => seen.push('complete') });
+      expect(seen.filter((type) => type.startsWith('end'))).toEqual([fails ? 'end failed' : 'end completed']);
+      expect(seen.at(-1)).toBe('complete');
+      expect(seen).not.toContain('cancelled');
+    }
+  });
+
   it('is validated when the operator is made, as every option is', () => {
     expect(() => slowStartBatch({ events: 'log' as never })).toThrow(
       new TypeError('Expected `events` to be a function, or an observer with a `next` method (a Subject), got "log" (string)'),

@@ -116,9 +116,25 @@ describe.each(['batch', 'window'] as const)('§14 in %s pacing', (pacing) => {
       [2, 1001],
       [3, 2002],
     ]);
-    const retryAts = r.events.flatMap((event) => (event.type === 'throttled' ? [event.retryAt] : []));
-    expect(retryAts).toEqual([1001, 2002]);
+    const throttles = r.events.flatMap((event) =>
+      event.type === 'throttled' ? [{ kind: event.kind, attempt: event.attempt, duration: event.duration, retryAt: event.retryAt }] : [],
+    );
+    expect(throttles).toEqual([
+      { kind: 'throttle', attempt: 1, duration: 1, retryAt: 1001 },
+      { kind: 'throttle', attempt: 2, duration: 1, retryAt: 2002 },
+    ]);
     expect(r.endedAt).toBe(2012);
+  });
+
+  it("a transient failure's event tells how long its own try took, the second try's as the first's", () => {
+    const r = run([[{ status: 503 }, { status: 503 }, 10]], { pacing, retry: { delay: 100 } });
+    r.scheduler.flush();
+    const retries = r.events.flatMap((event) => (event.type === 'retrying' ? [[event.attempt, event.duration]] : []));
+    expect(retries).toEqual([
+      [1, 1],
+      [2, 1],
+    ]);
+    expect(r.state).toMatchObject({ succeeded: 1, retrying: 0, ended: 'completed' });
   });
 
   it('an item failure fails its task alone: the run goes on, the result lists it, the end lists it to run again', () => {
