@@ -1,8 +1,8 @@
 // The `rateLimit` option (§13): starts paced by the budget a server announces, in virtual time,
 // against a fake server with a fixed window. The real limiters are in the benchmark.
-import { map, Observable, timer } from 'rxjs';
+import { from, map, Observable, timer } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
-import { retryAfter, slowStart, type RateLimitState, type SlowStartEvent, type TaskFactory } from '../../src/index.js';
+import { retryAfter, slowStart, slowStartBatch, type RateLimitState, type SlowStartEvent, type TaskFactory } from '../../src/index.js';
 import { errorsReportedLater } from '../support/helpers.js';
 
 /** An epoch time part of the way through a second (ms): where the wall clock stands at virtual time 0 when a server announces epoch resets. */
@@ -133,9 +133,11 @@ function runAgainstServer(tasks: number, options: { rateLimit?: boolean }, limit
 
 /**
  * Runs a task for each of `answers`, two at first, each answered after `at` ms with a budget of `left`
- * for a second (or none), and returns when each started and the rate-limit pauses reported.
+ * for a second (or none), and returns when each started and the rate-limit pauses reported. The tasks
+ * come from an array given to `slowStart`, or with `observable` through `slowStartBatch` from an
+ * observable that says nothing of its length.
  */
-function pausesOf(answers: ReadonlyArray<{ at: number; left?: number }>) {
+function pausesOf(answers: ReadonlyArray<{ at: number; left?: number }>, observable = false) {
   const scheduler = new TestScheduler(() => {});
   const starts: number[] = [];
   const pauses: string[] = [];
@@ -148,14 +150,15 @@ function pausesOf(answers: ReadonlyArray<{ at: number; left?: number }>) {
       const left = (value as { left?: number } | undefined)?.left;
       return left === undefined ? undefined : { limit: undefined, remaining: left, resetIn: 1000, window: undefined };
     };
-    slowStart(tasks, {
-      pacing: 'window',
+    const options = {
+      pacing: 'window' as const,
       initialBatchSize: 2,
       rateLimit,
-      events: (e) => {
+      events: (e: SlowStartEvent) => {
         if (e.type === 'paused') pauses.push(`${e.time} until ${e.until} (${e.cause})`);
       },
-    }).subscribe();
+    };
+    (observable ? from(tasks).pipe(slowStartBatch(options)) : slowStart(tasks, options)).subscribe();
     flush();
   });
   return { starts, pauses };
@@ -422,5 +425,13 @@ describe('rateLimit (contract §13)', () => {
     const fewer = pausesOf([{ at: 10, left: 0 }, { at: 50, left: 10 }, { at: 1 }, { at: 1 }]);
     expect(fewer.starts).toEqual([0, 0, 50, 50]);
     expect(fewer.pauses.slice(0, 2)).toEqual(['10 until 1010 (rate limit)', '50 until 50 (rate limit)']);
+  });
+
+  it('counts the tries left of a source that has completed, though it never said its length: those that fit start at once', () => {
+    const answers = [{ at: 10, left: 0 }, { at: 50, left: 10 }, { at: 1 }, { at: 1 }];
+    expect(pausesOf(answers, true)).toEqual(pausesOf(answers));
+    // With more tries left than fit, they are spread, as an array's are.
+    const more = [{ at: 10, left: 0 }, { at: 50, left: 10 }, ...Array<{ at: number }>(5).fill({ at: 1 })];
+    expect(pausesOf(more, true).starts.slice(0, 4).map(Math.round)).toEqual([0, 0, 57, 123]);
   });
 });
