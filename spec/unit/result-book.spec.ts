@@ -79,4 +79,46 @@ describe('ResultBook', () => {
       rejected: [factory],
     });
   });
+
+  it('lists the failed items of a result in source order, by their source index, and runs them again first when the run fails', () => {
+    const book = new ResultBook<string>();
+    const first = book.join(true, 1);
+    book.closeLast();
+    book.fulfil(first, 0, 'a');
+    expect(book.takeReady()?.itemFailures).toEqual([]);
+    const group = book.join(true, 3);
+    book.join(false, 3);
+    book.join(false, 3);
+    book.closeLast();
+    const [late, early] = [() => 'd', () => 'b'];
+    // The third task fails first, then the first; the second succeeds.
+    book.failItem(group, 2, 'bad d', late);
+    book.failItem(group, 0, 'bad b', early);
+    book.fulfil(group, 1, 'c');
+    const result = book.takeReady();
+    expect(result?.itemFailures).toEqual([
+      { index: 1, reason: 'bad b' },
+      { index: 3, reason: 'bad d' },
+    ]);
+    expect([result?.values, result?.successes]).toEqual([[undefined, 'c', undefined], 2]);
+    // A later task fails the run: the failed items come first among the tasks to run again.
+    const last = book.join(true, 1);
+    book.closeLast();
+    const fatal = () => 'e';
+    book.reject(last, 0, 'down', fatal);
+    expect(book.failure().rejected).toEqual([early, late, fatal]);
+    expect(book.unsucceeded().map((task) => task.index)).toEqual([1, 3, 4]);
+  });
+
+  it('gives every result without a failed item the one frozen empty list', () => {
+    const book = new ResultBook<number>();
+    for (const value of [1, 2]) {
+      const group = book.join(true, 1);
+      book.closeLast();
+      book.fulfil(group, 0, value);
+    }
+    const [first, second] = [book.takeReady(), book.takeReady()];
+    expect(first?.itemFailures).toBe(second?.itemFailures);
+    expect(Object.isFrozen(first?.itemFailures)).toBe(true);
+  });
 });
