@@ -62,9 +62,9 @@ export class ResultBook<T> {
   private joined = 0;
   /** How many tasks have succeeded in all. */
   private successes = 0;
-  /** The first failure in time, and the result that holds it. */
   /** The failed items of the results emitted, in source order: to run again once the data is mended. */
   private readonly failedItems: { readonly index: number; readonly factory: unknown }[] = [];
+  /** The first failure in time, and the result that holds it. */
   private firstFailure: { readonly batch: number; readonly reason: unknown } | undefined;
 
   /** Whether a task has failed or been abandoned. */
@@ -126,7 +126,6 @@ export class ResultBook<T> {
     this.firstFailure ??= { batch: group.index, reason };
   }
 
-  /** The next result, once all its tasks and all earlier results are done and it has no failure. */
   /** A task failed as an item: its result lists it, and is emitted all the same. */
   failItem(group: ResultGroup<T>, position: number, reason: unknown, factory: unknown): void {
     group.items.push({ position, reason, factory });
@@ -135,6 +134,7 @@ export class ResultBook<T> {
     group.settled++;
   }
 
+  /** The next result, once all its tasks and all earlier results are done and it has no failure. */
   takeReady(): BatchResult<T> | undefined {
     const group = this.pending[0] as ResultGroup<T> | undefined;
     if (group === undefined || group.settled < group.size || group.failures.length > 0) return undefined;
