@@ -57,6 +57,9 @@ describe('decideRetry', () => {
     expect(decide({ when: () => 300, delay: undefined }, 2)).toEqual({ kind: 'throttle', pause: 300 });
     expect(decide({ when: () => ({ kind: 'throttle', retryAfter: 40 }), delay: undefined })).toEqual({ kind: 'throttle', pause: 40 });
     expect(decide({ when: () => ({ kind: 'transient', retryAfter: 0 }), delay: undefined })).toEqual({ kind: 'transient', pause: 0 });
+    // A kind without a pushback waits the delay, or the backoff.
+    expect(decide({ when: () => ({ kind: 'throttle' }), delay: 120 })).toEqual({ kind: 'throttle', pause: 120 });
+    expect(decide({ when: () => ({ kind: 'transient', retryAfter: undefined }), delay: 80 })).toEqual({ kind: 'transient', pause: 80 });
   });
 
   it("keeps the user's own delay as the least pause, and no longer than the longest pause", () => {
