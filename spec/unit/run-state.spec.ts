@@ -17,6 +17,16 @@ const counts = (s: SlowStartState) => ({
 });
 const zero = { waiting: 0, inFlight: 0, retrying: 0, succeeded: 0, failed: 0, abandoned: 0, cancelled: 0, skipped: 0 };
 const task = (type: 'received' | 'skipped', key: string, time = 0): SlowStartEvent => ({ type, key, index: 0, time });
+const succeeded = (key: string, time: number): SlowStartEvent => ({
+  type: 'succeeded',
+  key,
+  index: 0,
+  batch: 0,
+  attempt: 1,
+  value: 1,
+  duration: 1,
+  time,
+});
 const trying = (type: 'started' | 'cancelled', key: string, attempt = 1, time = 0): SlowStartEvent => ({
   type,
   key,
@@ -117,16 +127,6 @@ describe('the live state', () => {
   });
 
   it('a progress line: the total from the start, the rate of the last 10 s of successes, and the time left at it', () => {
-    const succeeded = (key: string, time: number): SlowStartEvent => ({
-      type: 'succeeded',
-      key,
-      index: 0,
-      batch: 0,
-      attempt: 1,
-      value: 1,
-      duration: 1,
-      time,
-    });
     const itemFailed = (key: string, time: number): SlowStartEvent => ({
       type: 'failed',
       kind: 'item',
@@ -225,16 +225,6 @@ describe('the live state', () => {
   });
 
   it('the success rate leaves out a success exactly 10 s before the latest', () => {
-    const succeeded = (key: string, time: number): SlowStartEvent => ({
-      type: 'succeeded',
-      key,
-      index: 0,
-      batch: 0,
-      attempt: 1,
-      value: 1,
-      duration: 1,
-      time,
-    });
     const state = fold([{ type: 'start', fingerprint: '', time: 0 }, succeeded('a', 1_000), succeeded('b', 11_000)]);
     expect(state.successRate).toBe(0.1);
   });
