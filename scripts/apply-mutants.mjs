@@ -2,8 +2,8 @@
 // applied by hand. Every mutant of the chosen statuses (`STATUS`, comma-separated: Survived and NoCoverage
 // by default; Timeout for those Stryker counted detected because a run did not end) is written into its
 // file in CHECKOUT, the SPEC files run with jest in a process of their own, and the file restored. Prints
-// one line per mutant: KILLED when the specs failed (or ran past 150 s), else SURVIVED. `ONLY`
-// (comma-separated) keeps the files whose path holds one of its parts.
+// one line per mutant: KILLED when the specs failed (or ran past `MUTANT_SECONDS`, 150 by default), else
+// SURVIVED. `ONLY` (comma-separated) keeps the files whose path holds one of its parts.
 //
 // Why by hand: a static mutant (one that acts while its module loads) is run by `--ignoreStatic` with the
 // specs that cover it, in a process that loaded the module before the mutant could act, and reported
@@ -15,13 +15,19 @@ import { join } from 'node:path';
 
 const [reportPath, checkout, ...specs] = process.argv.slice(2);
 if (reportPath === undefined || checkout === undefined || specs.length === 0) {
-  console.error('Usage: [STATUS=Survived,NoCoverage] [ONLY=part,...] node scripts/apply-mutants.mjs REPORT.json CHECKOUT SPEC...');
+  console.error(
+    'Usage: [STATUS=Survived,NoCoverage] [ONLY=part,...] [MUTANT_SECONDS=150] node scripts/apply-mutants.mjs REPORT.json CHECKOUT SPEC...',
+  );
   process.exit(2);
 }
 const statuses = (process.env.STATUS ?? 'Survived,NoCoverage').split(',');
 const only = process.env.ONLY?.split(',');
 /** A mutant whose specs run longer than this counts as killed: its run does not end. */
-const SECONDS = 150;
+const SECONDS = Number(process.env.MUTANT_SECONDS ?? 150);
+if (!(SECONDS > 0)) {
+  console.error(`MUTANT_SECONDS must be a number of seconds above 0, got ${JSON.stringify(process.env.MUTANT_SECONDS)}`);
+  process.exit(2);
+}
 
 const report = JSON.parse(readFileSync(reportPath, 'utf8'));
 for (const [file, { mutants }] of Object.entries(report.files)) {
