@@ -225,16 +225,19 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
 function createAdmission<T>(
   options: ResolvedOptions,
   host: RunnerHost<T>,
-  { wake, stop, ...parts }: Omit<AdmissionParts<T>, 'retries' | 'backoffs'> & { wake: () => void; stop: () => void },
+  pieces: Omit<AdmissionParts<T>, 'retries' | 'backoffs'> & { wake: () => void; stop: () => void },
 ) {
-  const { reporter } = parts;
+  const { intake, tasks, book, flush, reporter, wake, stop } = pieces;
   const pacing = createPacing(options);
-  const retries = new RetryQueue<T>(parts.book, reporter);
+  const retries = new RetryQueue<T>(book, reporter);
   const backoffs = new Backoffs<T>(host, retries, wake);
-  const waits = createWaits(options, reporter, () => admission.pending + parts.intake.toCome);
+  const waits = createWaits(options, reporter, () => admission.pending + intake.toCome);
   const gate = new StartGate(waits.all, host, wake, () => admission.invalidate(), reporter);
-  const admission = new Admission<T>(pacing, options.concurrency, gate, { ...parts, retries, backoffs });
-  const outcomes = new Outcomes<T>(options, host, { ...parts, pacing, admission, gate, waits, retries, backoffs, stop });
+  // Object literals, not a rest and spreads of it: with the spreads, V8 threw away the compiled code
+  // of the admission and the outcomes again and again once runs in both pacings shared a process.
+  const admission = new Admission<T>(pacing, options.concurrency, gate, { intake, tasks, book, flush, reporter, retries, backoffs });
+  const parts = { intake, tasks, book, flush, reporter, pacing, admission, gate, waits, retries, backoffs, stop };
+  const outcomes = new Outcomes<T>(options, host, parts);
   return { backoffs, gate, admission, outcomes, pacing, waits };
 }
 
