@@ -106,7 +106,8 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
       do {
         pumpAgain = false;
         emitReady();
-        if (!isOpen() || endIfDone()) break;
+        if (isOpen()) endIfDone();
+        if (!isOpen()) break;
         // A batch that a retried task could start alone is filled from a lazy source first (§3).
         if (admission.retrying && phase === Phase.Running) admission.askSource();
         launch();
@@ -153,29 +154,28 @@ export function createRunner<T>(host: RunnerHost<T>, createFeed: (sink: FactoryS
   }
 
   /**
-   * The end of a run, decided in one place: when nothing is in flight and nothing more may start. A run that
-   * stopped starting lets its batch run to its end (§4), retries included, then fails with a `SlowStartBatchError`
+   * The end of a run, decided in one place: it closes when nothing is in flight and nothing more may start. A run
+   * that stopped starting lets its batch run to its end (§4), retries included, then fails with a `SlowStartBatchError`
    * (§5) or the source's error after the last result (§6); one that did not completes once the source has ended.
    */
-  function endIfDone(): boolean {
-    if (tasks.active > 0) return false;
+  function endIfDone(): void {
+    if (tasks.active > 0) return;
     const stopping = phase === Phase.Stopping;
-    if (stopping ? Math.min(admission.openRoom(), admission.waiting) > 0 : !intake.done || admission.pending > 0) return false;
+    if (stopping ? Math.min(admission.openRoom(), admission.waiting) > 0 : !intake.done || admission.pending > 0) return;
     backoffs.abandon();
     if (book.failed) {
       const unstarted = close();
       // A factory still on its way from the source (an async iterator's pull) is waited for (§11).
       intake.drain((undelivered, pullFailure) => endStream(ending, [...unstarted, ...undelivered], intake.error ?? pullFailure, true));
-      return true;
+      return;
     }
     book.closeLast();
     emitReady();
     // The subscriber may have left on the last result.
-    if (!isOpen()) return true;
+    if (!isOpen()) return;
     const unstarted = close();
     intake.release(reportUnhandled);
     endStream(ending, unstarted, intake.error, false);
-    return true;
   }
 
   /** What the task set tells of each task that settles. */

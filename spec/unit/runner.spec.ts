@@ -444,6 +444,30 @@ describe('createRunner() on a host without RxJS', () => {
     expect(pendingTimers(timers)).toEqual([]);
   });
 
+  it('reads no clock once the subscriber leaves as a task starts, though that start would space the next (learnRate)', () => {
+    const sent: string[] = [];
+    const { feed, runner, clock, advanceTo, timers } = setUp({
+      initialBatchSize: 1,
+      events: ({ type }: { type: string }) => sent.push(type),
+      retry: { when: () => true, delay: 100, learnRate: true },
+    });
+    const throttled = new ManualTask();
+    let tries = 0;
+    let readsAtLeaving = NaN;
+    feed.sink.push(() => {
+      if (++tries === 1) return throttled;
+      // The retry, the first start after the throttle's pause, allows no other start in its cycle: it
+      // would move the pause's end, and a run still going would report that, reading the clock.
+      runner.stop();
+      readsAtLeaving = clock.reads;
+      return new ManualTask();
+    });
+    throttled.observer!.error({ status: 429 });
+    // The pause is up to 5 % longer than asked, at random.
+    advanceTo(105);
+    expect([tries, clock.reads, sent.at(-1), pendingTimers(timers)]).toEqual([2, readsAtLeaving, 'end', []]);
+  });
+
   it('does not ask retry.when about a failure once the run is stopping', () => {
     const asked: number[] = [];
     const { feed, events } = setUp({
