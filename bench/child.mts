@@ -1,5 +1,5 @@
 /**
- * Runs a piece of the suite in a fresh Node process: `node --expose-gc --import tsx FILE ARGS...`.
+ * Runs a piece of the suite in a fresh Node process: `node --expose-gc [FLAGS...] --import tsx FILE ARGS...`.
  *
  * A fresh process per scenario keeps one scenario's JIT state and heap out of the next one's figures, so
  * that a scenario measures the same whether it runs alone or in the full suite. The child prints its
@@ -12,9 +12,10 @@ import { fileURLToPath } from 'node:url';
 export const benchDir = dirname(fileURLToPath(import.meta.url));
 export const repoRoot = resolve(benchDir, '..');
 
-export function runChild<T>(file: string, args: readonly string[]): Promise<T> {
+/** Runs `file` with `args` in a fresh process, with Node's (and V8's) `nodeFlags`; resolves with its JSON result. */
+export function runChild<T>(file: string, args: readonly string[], nodeFlags: readonly string[] = []): Promise<T> {
   return new Promise((resolvePromise, reject) => {
-    const nodeArgs = ['--expose-gc', '--import', 'tsx', resolve(benchDir, file), ...args];
+    const nodeArgs = ['--expose-gc', ...nodeFlags, '--import', 'tsx', resolve(benchDir, file), ...args];
     const child = spawn(process.execPath, nodeArgs, {
       cwd: repoRoot, // where `--import tsx` is resolved from
       stdio: ['ignore', 'pipe', 'inherit'],

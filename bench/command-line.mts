@@ -9,6 +9,8 @@ export interface CommandLine {
   wholeNumber(flag: string, value: string | undefined, min: number, max: number): number;
   /** `value` as comma-separated names, each one of `known`, or a failure naming `flag`. */
   names(flag: string, value: string | undefined, known: readonly string[]): string[];
+  /** `value` as one of `known`, or a failure naming `flag`. */
+  oneOf<Name extends string>(flag: string, value: string | undefined, known: readonly Name[]): Name;
 }
 
 export function commandLine(command: string, usage: string): CommandLine {
@@ -27,6 +29,10 @@ export function commandLine(command: string, usage: string): CommandLine {
       const names = (value ?? '').split(',').filter((name) => name !== '');
       if (names.length === 0 || names.some((name) => !known.includes(name))) fail(`${flag} takes names from ${known.join(', ')}`);
       return names;
+    },
+    oneOf(flag, value, known) {
+      const name = known.find((candidate) => candidate === value);
+      return name ?? fail(`${flag} takes one of ${known.join(', ')}`);
     },
   };
 }

@@ -1,5 +1,5 @@
 /**
- * `npm run bench:versus -- OTHER_CHECKOUT [--processes N] [--alone N] [--rounds N] [--only NAME,...]`: this
+ * `npm run bench:versus -- OTHER_CHECKOUT [--processes N] [--alone N] [--rounds N] [--only NAME,...] [--compilation WHERE]`: this
  * checkout's build ("new", built afresh into dist/) against the build of another checkout ("old", whose
  * dist/ must be built), side by side, on the per-task workloads of the suite.
  *
@@ -21,6 +21,14 @@
  * each build alone in processes of its own, the builds alternating, beside the floor (`Promise.all`) where
  * there is one: a second table prints the ratio of the builds' ratios to the floor, or, without a floor,
  * the ratios of each pair of processes.
+ *
+ * The timing processes run V8's optimising compiler on their main thread (`--no-concurrent-recompilation`)
+ * unless `--compilation concurrent`. On its own thread, as Node runs by default, it finishes a function's
+ * optimised code while the run goes on, and which rounds and which functions get it first varies from one
+ * process to the next: measured here on two cores, one build alone, 1,000,000 synchronous tasks through
+ * `slowStartBatch()`, four processes took medians of 530 to 563 ms, and with the compiler on the main
+ * thread 479 to 496 ms. That spread of a build against itself is wider than the differences bench:versus
+ * is there to find; each build gets the same compiler either way.
  *
  * The heap of 10,000,000 factories needs a process of its own per measurement (memory-child.mts): those
  * run last, the builds alternating.
@@ -48,7 +56,7 @@ const DEFAULT_PROCESSES = 4;
 const DEFAULT_ALONE_PROCESSES = 3;
 const HEAP_RUNS = 3;
 
-const usage = `Usage: npm run bench:versus -- OTHER_CHECKOUT [--processes N] [--alone N] [--rounds N] [--only NAME,...]
+const usage = `Usage: npm run bench:versus -- OTHER_CHECKOUT [--processes N] [--alone N] [--rounds N] [--only NAME,...] [--compilation WHERE]
 
 Builds this checkout (npm run build) and compares it ("new") with the build in OTHER_CHECKOUT/dist ("old"):
 both builds loaded into each timing process, the workloads interleaved round by round, the ratios pooled
@@ -58,7 +66,17 @@ over the processes.
   --alone N      then N processes per build that load that build alone and run every workload, beside the
                  floor where there is one, the builds alternating (0 to ${MAX_PROCESSES}; default ${DEFAULT_ALONE_PROCESSES})
   --rounds N     timed rounds of every workload in each process (1 to ${MAX_ROUNDS}; default: per workload)
-  --only NAMES   run only these, comma-separated: ${workloadNames.join(', ')}`;
+  --only NAMES   run only these, comma-separated: ${workloadNames.join(', ')}
+  --compilation  where the timing processes run V8's optimising compiler: main-thread (the default:
+                 the same code at the same point of every process) or concurrent (Node's default)`;
+
+const COMPILATIONS = ['main-thread', 'concurrent'] as const;
+type Compilation = (typeof COMPILATIONS)[number];
+/** V8's flags for each `--compilation`. */
+const compilerFlags: Record<Compilation, readonly string[]> = {
+  'main-thread': ['--no-concurrent-recompilation'],
+  concurrent: [],
+};
 
 interface Arguments {
   other: string;
@@ -66,6 +84,7 @@ interface Arguments {
   alone: number;
   rounds: number | undefined;
   only: string[] | undefined;
+  compilation: Compilation;
 }
 
 const line = commandLine('bench:versus', usage);
@@ -75,13 +94,15 @@ function parseArguments(args: readonly string[]): Arguments {
   let alone = DEFAULT_ALONE_PROCESSES;
   let rounds: number | undefined;
   let only: string[] | undefined;
+  let compilation: Compilation = 'main-thread';
   const other = readArguments(line, usage, args, {
     '--processes': (value) => (processes = line.wholeNumber('--processes', value, 1, MAX_PROCESSES)),
     '--alone': (value) => (alone = line.wholeNumber('--alone', value, 0, MAX_PROCESSES)),
     '--rounds': (value) => (rounds = line.wholeNumber('--rounds', value, 1, MAX_ROUNDS)),
     '--only': (value) => (only = line.names('--only', value, workloadNames)),
+    '--compilation': (value) => (compilation = line.oneOf('--compilation', value, COMPILATIONS)),
   });
-  return { other, processes, alone, rounds, only };
+  return { other, processes, alone, rounds, only, compilation };
 }
 
 /** One line of the report. */
@@ -269,7 +290,10 @@ const loadAverage = (): string =>
     .map((load) => load.toFixed(2))
     .join(', ');
 
-const { other, processes, alone, rounds, only } = parseArguments(process.argv.slice(2));
+const { other, processes, alone, rounds, only, compilation } = parseArguments(process.argv.slice(2));
+const timingFlags = compilerFlags[compilation];
+const compiler =
+  compilation === 'main-thread' ? `V8 compiles on the main thread (${timingFlags.join(' ')})` : "V8 compiles concurrently (Node's default)";
 const selected = (name: string): boolean => only === undefined || only.includes(name);
 
 console.log('Building this checkout (npm run build)...');
@@ -281,7 +305,7 @@ for (const which of ['new', 'old'] as const) {
   const build = builds[which];
   console.log(`${which}: ${build.dir} at ${build.commit}, rxjs ${build.rxjsVersion}`);
 }
-console.log(`Node ${process.version}; load average ${loadAverage()}\n`);
+console.log(`Node ${process.version}; load average ${loadAverage()}; timing processes: ${compiler}\n`);
 
 const timed = workloads.filter((workload) => selected(workload.name)).map((workload) => workload.name);
 if (selected('gap')) timed.push('gap');
@@ -291,7 +315,11 @@ if (timed.length > 0) {
     const first: Which = run % 2 === 0 ? 'new' : 'old';
     console.log(`> timing process ${run + 1} of ${processes}, ${first} build loaded first: ${timed.join(', ')}`);
     results.push(
-      await runChild<ProcessResult>('versus-child.mts', [builds.new.dir, builds.old.dir, first, String(rounds ?? '-'), timed.join(',')]),
+      await runChild<ProcessResult>(
+        'versus-child.mts',
+        [builds.new.dir, builds.old.dir, first, String(rounds ?? '-'), timed.join(',')],
+        timingFlags,
+      ),
     );
   }
 }
@@ -305,13 +333,11 @@ if (aloneNames.length > 0) {
       `> process ${run + 1} of ${2 * alone}, the ${which} build alone (beside the floor where there is one): ${aloneNames.join(', ')}`,
     );
     results.push(
-      await runChild<ProcessResult>('versus-child.mts', [
-        builds.new.dir,
-        builds.old.dir,
-        `${which}-alone`,
-        String(rounds ?? '-'),
-        aloneNames.join(','),
-      ]),
+      await runChild<ProcessResult>(
+        'versus-child.mts',
+        [builds.new.dir, builds.old.dir, `${which}-alone`, String(rounds ?? '-'), aloneNames.join(',')],
+        timingFlags,
+      ),
     );
   }
 }
@@ -380,4 +406,4 @@ if (aloneRows.length > 0) {
   );
 }
 for (const line of new Set(results.flatMap((result) => result.skipped))) console.log(line);
-console.log(`Load average at the end ${loadAverage()}`);
+console.log(`Load average at the end ${loadAverage()}; timing processes: ${compiler}`);
