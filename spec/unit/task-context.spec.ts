@@ -1,6 +1,6 @@
 /**
  * What a factory is told about its task (src/task-context.ts), alone and as a task makes it: an
- * ordinary object that shows its four fields and nothing of the task, can be copied without
+ * ordinary object that shows its six fields and nothing of the task, can be copied without
  * losing its signal, and makes no AbortController that nobody asked for.
  */
 import { inspect } from 'node:util';
@@ -82,6 +82,15 @@ describe("a task's context", () => {
     expect(Object.getOwnPropertySymbols(context).filter((key) => Object.prototype.propertyIsEnumerable.call(context, key))).toEqual([]);
     expect([context.index, context.batch, context.attempt, context.key, context.inDoubt]).toEqual([3, 1, 2, 'k3', false]);
     expect(context.signal).toBeInstanceOf(AbortSignal);
+  });
+
+  it('holds its link to its task fixed: a program that finds its symbol can neither rewrite nor delete it', () => {
+    const { context, run } = task();
+    const [link] = Object.getOwnPropertySymbols(context);
+    expect(Object.getOwnPropertyDescriptor(context, link)).toEqual({ value: run, writable: false, enumerable: false, configurable: false });
+    expect([Reflect.set(context, link, {}), Reflect.deleteProperty(context, link)]).toEqual([false, false]);
+    expect(context.signal).toBe(run.signal);
+    expect(context.constructor).toBe(Object);
   });
 
   it("answers Object.prototype's methods as any object does", () => {
